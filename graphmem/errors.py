@@ -1,0 +1,87 @@
+"""The one exception tree of graphmem.
+
+Errors from lower libraries (neo4j, openai, subprocess) are translated into these at the boundary, once.
+
+    GraphmemError
+    ├── ConfigError                  settings missing or inconsistent
+    ├── ValidationError              bad input; nothing was written (``item`` names the bad batch item)
+    ├── NotFoundError                an id that does not exist (in the caller's namespace)
+    ├── ConflictError                idempotency key reused with another payload, duplicate ids
+    ├── StoreError                   the database said no
+    │   ├── StoreUnavailableError    Neo4j unreachable, connection dropped, server stopped
+    │   └── SchemaMismatchError      the database schema does not fit the configuration
+    └── LocalNeo4jError              the local server manager failed
+        ├── JavaNotFoundError        no java, or a version below 17
+        ├── MavenNotFoundError       no mvn on PATH
+        ├── PortInUseError           a configured port is taken
+        ├── ServerStartError         the JVM died at start (carries the log tail)
+        └── ServerTimeoutError       the server did not become ready in time
+"""
+
+from __future__ import annotations
+
+
+class GraphmemError(Exception):
+    """Base class of every error graphmem raises on purpose."""
+
+    code: str = "INTERNAL"
+
+
+class ConfigError(GraphmemError):
+    code = "INVALID_CONFIG"
+
+
+class ValidationError(GraphmemError):
+    code = "INVALID_INPUT"
+
+    def __init__(self, message: str, *, item: int | None = None, field: str | None = None) -> None:
+        prefix = f"item {item}: " if item is not None else ""
+        super().__init__(prefix + message)
+        self.item = item
+        self.field = field
+
+
+class NotFoundError(GraphmemError):
+    code = "NOT_FOUND"
+
+
+class ConflictError(GraphmemError):
+    code = "CONFLICT"
+
+
+class StoreError(GraphmemError):
+    code = "STORE_ERROR"
+
+
+class StoreUnavailableError(StoreError):
+    code = "UNAVAILABLE"
+
+
+class SchemaMismatchError(StoreError):
+    code = "SCHEMA_MISMATCH"
+
+
+class LocalNeo4jError(GraphmemError):
+    code = "LOCAL_NEO4J"
+
+
+class JavaNotFoundError(LocalNeo4jError):
+    pass
+
+
+class MavenNotFoundError(LocalNeo4jError):
+    pass
+
+
+class PortInUseError(LocalNeo4jError):
+    pass
+
+
+class ServerStartError(LocalNeo4jError):
+    def __init__(self, message: str, *, log_tail: str = "") -> None:
+        super().__init__(message + (f"\n--- last lines of the Neo4j log ---\n{log_tail}" if log_tail else ""))
+        self.log_tail = log_tail
+
+
+class ServerTimeoutError(LocalNeo4jError):
+    pass
