@@ -43,6 +43,9 @@ def neo4j_start(no_auth: bool) -> None:
 
     settings = Settings()
     server = LocalNeo4j(settings, auth=not no_auth)
+    if (running := server.status()).running:
+        click.echo(f"Neo4j already running (pid {running.pid}): {running.bolt_uri}, {running.browser_url}")
+        return
     server.fetch()
     status = server.start(ready=lambda: wait_ready(settings, auth=not no_auth, uri=server.bolt_uri))
     click.echo(f"Neo4j {NEO4J_VERSION} running (pid {status.pid})\n  bolt:    {status.bolt_uri}\n"
@@ -75,12 +78,12 @@ def db() -> None:
 @db.command("migrate")
 def db_migrate() -> None:
     """Apply the schema (constraints, indexes, vector index) idempotently and record its version."""
-    from graphmem.store import Store
+    from graphmem.store import Store, migrate
 
     async def run() -> str:
         settings = Settings()
         async with Store.connect(settings) as store:
-            info = await store.migrate(embedding_dim=settings_dim(settings))
+            info = await migrate(store, embedding_dim=settings_dim(settings))
         return f"schema version {info.version}, vector index {info.vector_dimensions} dims ({info.similarity})"
 
     click.echo(asyncio.run(run()))

@@ -10,6 +10,7 @@ Errors from lower libraries (neo4j, openai, subprocess) are translated into thes
     ├── StoreError                   the database said no
     │   ├── StoreUnavailableError    Neo4j unreachable, connection dropped, server stopped
     │   └── SchemaMismatchError      the database schema does not fit the configuration
+    ├── EmbeddingError               the embedding model or server failed, or answered nonsense
     └── LocalNeo4jError              the local server manager failed
         ├── JavaNotFoundError        no java, or a version below 17
         ├── MavenNotFoundError       no mvn on PATH
@@ -59,6 +60,10 @@ class StoreUnavailableError(StoreError):
 
 class SchemaMismatchError(StoreError):
     code = "SCHEMA_MISMATCH"
+
+
+class EmbeddingError(GraphmemError):
+    code = "EMBEDDING_ERROR"
 
 
 class LocalNeo4jError(GraphmemError):

@@ -189,7 +189,7 @@ class LocalNeo4j:
         if self.auth:
             self._set_initial_password(java)
         log = self.console_log.open("ab")
-        proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
+        proc = subprocess.Popen(
             self.command(java), cwd=self.home, stdout=log, stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL, start_new_session=True,
         )
@@ -205,12 +205,13 @@ class LocalNeo4j:
 
     def _set_initial_password(self, java: Path) -> None:
         """neo4j-admin's set-initial-password, run as a class: takes effect only before the first start."""
-        if (self.home / "data" / "dbms" / "auth.ini").exists() or (self.home / "data" / "databases" / "system").exists():
+        data = self.home / "data"
+        if (data / "dbms" / "auth.ini").exists() or (data / "databases" / "system").exists():
             return
         cmd = [str(java), "-cp", f"{self.lib_dir}/*", "org.neo4j.server.startup.Neo4jAdminCommand",
                "dbms", "set-initial-password", self.settings.neo4j_password.get_secret_value()]
         env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.home / "conf")}
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)  # noqa: S603
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
         if proc.returncode != 0:
             raise ServerStartError("could not set the initial Neo4j password",
                                    log_tail="\n".join((proc.stdout + proc.stderr).splitlines()[-20:]))

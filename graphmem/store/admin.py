@@ -20,7 +20,7 @@ def wait_ready(settings: Settings, *, auth: bool = True, uri: str | None = None)
     cypher = CypherLoader()
     try:
         with neo4j.GraphDatabase.driver(uri or settings.neo4j_uri, auth=auth_for(settings, auth=auth),
-                                        connection_timeout=3) as driver:
+                                        connection_timeout=3, notifications_min_severity="OFF") as driver:
             driver.verify_connectivity()
             records, _, _ = driver.execute_query(cypher("admin/ping"), database_=settings.neo4j_database)
             if records[0]["ok"] != 1:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import LiteralString, cast
+from typing import LiteralString
 
 from graphmem.errors import ConfigError
 
@@ -60,4 +60,4 @@ def _load(root: Path, name: str) -> LiteralString:
     if not statement:
         raise ConfigError(f"cypher statement {name!r} ({path}) is empty")
     # Statements come from files in the repository, never from user input.
-    return cast(LiteralString, statement)
+    return statement

@@ -1,0 +1,2 @@
+// Waits until every index is online. Parameters: $timeout_s.
+CALL db.awaitIndexes($timeout_s)

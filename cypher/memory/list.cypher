@@ -1,0 +1,10 @@
+// Memories of a namespace, newest first, keyset-paginated.
+// Parameters: $namespace, $kinds (list or null), $statuses (list), $before (datetime or null), $limit.
+// Returns: memory (map, no embedding).
+MATCH (m:Memory)
+WHERE m.namespace = $namespace AND m.status IN $statuses
+  AND ($kinds IS NULL OR m.kind IN $kinds)
+  AND ($before IS NULL OR m.created_at < $before)
+RETURN m {.*, embedding: null} AS memory
+ORDER BY m.created_at DESC, m.id
+LIMIT $limit

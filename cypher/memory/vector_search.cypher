@@ -1,0 +1,9 @@
+// Nearest memories by the native vector index, oversampled then filtered.
+// Parameters: $index, $embedding, $oversample (int), $k, $namespaces, $kinds (list or null), $statuses.
+// Returns: memory (map, no embedding), score.
+CALL db.index.vector.queryNodes($index, $oversample, $embedding) YIELD node, score
+WHERE node.namespace IN $namespaces AND node.status IN $statuses
+  AND ($kinds IS NULL OR node.kind IN $kinds)
+RETURN node {.*, embedding: null} AS memory, score
+ORDER BY score DESC
+LIMIT $k

@@ -1,0 +1,2 @@
+// Tasks per namespace.
+CREATE INDEX task_namespace IF NOT EXISTS FOR (t:Task) ON (t.namespace)

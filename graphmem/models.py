@@ -1,0 +1,144 @@
+"""Domain types: pure data, validated, no I/O. The store and the service speak in these."""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+MAX_CONTENT_CHARS = 8000
+MAX_TAGS = 32
+
+
+class MemoryKind(StrEnum):
+    WORKING = "working"  # short-lived scratch; has expires_at
+    EPISODIC = "episodic"  # what happened: a turn or a task summary
+    SEMANTIC = "semantic"  # a distilled fact or rule
+    LESSON = "lesson"  # an error to avoid or an improvement, from reflection
+
+
+class MemoryStatus(StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    ARCHIVED = "archived"
+    DELETED = "deleted"
+
+
+class RelationType(StrEnum):
+    """The closed vocabulary of knowledge edges between memories (real Neo4j relationship types)."""
+
+    RELATES_TO = "RELATES_TO"  # generic association
+    CAUSES = "CAUSES"  # source brings about target
+    PART_OF = "PART_OF"  # source is a component/step of target
+    IS_A = "IS_A"  # source is an instance/subtype of target
+    SUPPORTS = "SUPPORTS"  # source is evidence for target
+    CONTRADICTS = "CONTRADICTS"  # source and target cannot both hold
+    SUPERSEDES = "SUPERSEDES"  # source replaces the (now superseded) target
+    FOLLOWS = "FOLLOWS"  # source happened after target
+    SIMILAR_TO = "SIMILAR_TO"  # computed: near in embedding space
+    DERIVED_FROM = "DERIVED_FROM"  # provenance: source was distilled from target (memory)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def check_namespace(value: str) -> str:
+    if not NAMESPACE_RE.fullmatch(value):
+        raise ValueError(
+            f"namespace {value!r} must be 1-64 chars of lowercase letters, digits, '_', '.', '-', "
+            "starting with a letter or digit"
+        )
+    return value
+
+
+Namespace = Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class Memory(BaseModel):
+    """A memory node as the service sees it (the embedding is kept apart: it is large and rarely read)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(default_factory=new_id, min_length=1, max_length=64)
+    namespace: Namespace
+    kind: MemoryKind
+    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    access_count: int = Field(default=0, ge=0)
+    last_accessed_at: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    expires_at: datetime | None = None
+    status: MemoryStatus = MemoryStatus.ACTIVE
+    tags: tuple[str, ...] = ()
+    source: str | None = None
+    content_hash: str | None = None
+    signature: str | None = None
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace(cls, value: str) -> str:
+        return check_namespace(value)
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("content is blank")
+        return value
+
+    @field_validator("confidence", "importance")
+    @classmethod
+    def _finite(cls, value: float) -> float:
+        if math.isnan(value) or math.isinf(value):
+            raise ValueError("must be a finite number")
+        return value
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if len(value) > MAX_TAGS:
+            raise ValueError(f"at most {MAX_TAGS} tags")
+        cleaned = tuple(dict.fromkeys(t.strip().lower() for t in value if t.strip()))
+        if any(len(t) > 64 for t in cleaned):
+            raise ValueError("a tag is longer than 64 chars")
+        return cleaned
+
+    def to_row(self, embedding: list[float]) -> dict[str, Any]:
+        """The parameter row the store's UNWIND statements take."""
+        row = self.model_dump(mode="python")
+        row["kind"] = self.kind.value
+        row["status"] = self.status.value
+        row["tags"] = list(self.tags)
+        row["tags_text"] = " ".join(self.tags)
+        row["metadata_json"] = _json(row.pop("metadata"))
+        row["embedding"] = embedding
+        return row
+
+
+class ScoredMemory(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    memory: Memory
+    score: float
+
+
+def _json(value: dict[str, str]) -> str:
+    import json
+
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)

@@ -1,0 +1,52 @@
+"""Schema migration: constraints and indexes from ``cypher/schema/*.cypher``, applied idempotently."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphmem.errors import SchemaMismatchError
+from graphmem.store.store import VECTOR_INDEX, Store
+
+
+@dataclass(frozen=True)
+class SchemaInfo:
+    version: int
+    vector_dimensions: int
+    similarity: str
+    embedding_model: str
+
+
+def schema_version(store: Store) -> int:
+    """The schema version the files describe: the number of the last numbered step."""
+    return max(int(name.rsplit("/", 1)[1].split("_", 1)[0]) for name in store.cypher.names("schema"))
+
+
+async def check_vector_index(store: Store, dimensions: int) -> None:
+    """Refuse to mix vector sizes: an existing index built for another dimension is a hard error."""
+    rows = await store.read("admin/vector_index_info", name=VECTOR_INDEX)
+    if rows and rows[0]["dimensions"] is not None and int(rows[0]["dimensions"]) != dimensions:
+        raise SchemaMismatchError(
+            f"the vector index {VECTOR_INDEX!r} has {rows[0]['dimensions']} dimensions but the configured "
+            f"embedder gives {dimensions}: re-embed the memories (graphmem db reembed) or configure the old model"
+        )
+
+
+async def migrate(store: Store, *, embedding_dim: int, timeout_s: int = 300) -> SchemaInfo:
+    settings = store.settings
+    await check_vector_index(store, embedding_dim)
+    recorded = await store.read("admin/schema_version_get")
+    if recorded and recorded[0]["embedding_model"] not in (None, settings.embedding_model):
+        raise SchemaMismatchError(
+            f"memories were embedded with {recorded[0]['embedding_model']!r}, the configuration says "
+            f"{settings.embedding_model!r}: re-embed (graphmem db reembed) or configure the old model"
+        )
+    params = {"dimensions": embedding_dim, "similarity": settings.embedding_similarity}
+    for name in store.cypher.names("schema"):
+        await store.run_schema(name, **params)
+    await store.run_schema("admin/await_indexes", timeout_s=timeout_s)
+    version = schema_version(store)
+    await store.run_schema(
+        "admin/schema_version_set", version=version, embedding_dim=embedding_dim,
+        embedding_model=settings.embedding_model, similarity=settings.embedding_similarity,
+    )
+    return SchemaInfo(version, embedding_dim, settings.embedding_similarity, settings.embedding_model)

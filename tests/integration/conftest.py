@@ -1,0 +1,73 @@
+"""The real Neo4j for integration tests: started once per run, or taken from GRAPHMEM_NEO4J_URI."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from graphmem.config import Settings
+from graphmem.embed import embedding_dimension
+from graphmem.neo4j_local import LocalNeo4j
+from graphmem.neo4j_local.tools import free_port
+from graphmem.store import Store, migrate
+from graphmem.store.admin import wait_ready
+
+pytestmark = pytest.mark.integration
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/integration" in str(item.path).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """Settings that point at a running, migrated Neo4j."""
+    if os.environ.get("GRAPHMEM_NEO4J_URI"):
+        yield Settings()
+        return
+    home = tmp_path_factory.mktemp("neo4j-home")
+    settings = Settings(
+        neo4j_home=home, neo4j_bolt_port=free_port(), neo4j_http_port=free_port(),
+        neo4j_password=secrets.token_urlsafe(16), neo4j_heap="768m", neo4j_pagecache="256m",
+    )
+    settings = settings.model_copy(update={"neo4j_uri": f"bolt://127.0.0.1:{settings.neo4j_bolt_port}"})
+    server = LocalNeo4j(settings)
+    server.fetch()
+    server.start(ready=lambda: wait_ready(settings))
+    try:
+        yield settings
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+async def migrated(neo4j_settings: Settings) -> Settings:
+    async with Store.connect(neo4j_settings) as store:
+        await migrate(store, embedding_dim=embedding_dimension(neo4j_settings))
+    return neo4j_settings
+
+
+@pytest.fixture
+async def store(migrated: Settings) -> AsyncIterator[Store]:
+    async with Store.connect(migrated) as s:
+        yield s
+
+
+@pytest.fixture
+async def namespace(store: Store) -> AsyncIterator[str]:
+    """A namespace of this test alone, wiped afterwards: tests never see each other's data."""
+    ns = f"t-{uuid.uuid4().hex[:12]}"
+    yield ns
+    await store.wipe_namespace(ns)
+
+
+@pytest.fixture(scope="session")
+def neo4j_cache_dir(neo4j_settings: Settings) -> Path:
+    return neo4j_settings.cache_dir

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from graphmem.config import NEO4J_VERSION, Settings
+
+
+def test_env_prefix_and_types(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("GRAPHMEM_NEO4J_BOLT_PORT", "17687")
+    monkeypatch.setenv("GRAPHMEM_NEO4J_AUTH", "false")
+    monkeypatch.setenv("GRAPHMEM_CACHE_DIR", str(tmp_path))
+    s = Settings()
+    assert s.neo4j_bolt_port == 17687
+    assert s.neo4j_auth is False  # "false" is false (not the truthy-string bug)
+    assert s.neo4j_lib_dir == tmp_path / f"neo4j-{NEO4J_VERSION}" / "lib"
+    assert s.neo4j_home_dir == tmp_path / "neo4j-home"
+
+
+def test_password_is_secret() -> None:
+    s = Settings(neo4j_password="hunter2hunter2")
+    assert "hunter2" not in repr(s)
+    assert s.neo4j_password.get_secret_value() == "hunter2hunter2"
+
+
+@pytest.mark.parametrize("bad", ["", "12", "1gb", "g", "-1m"])
+def test_bad_memory_sizes_fail_loudly(bad: str) -> None:
+    with pytest.raises(ValidationError, match="memory size"):
+        Settings(neo4j_heap=bad)
+
+
+def test_bad_port_fails() -> None:
+    with pytest.raises(ValidationError):
+        Settings(neo4j_http_port=70000)
+
+
+def test_pom_pins_the_same_version() -> None:
+    pom = Path(__file__).resolve().parents[2] / "graphmem" / "neo4j_local" / "pom.xml"
+    assert f"<neo4j.version>{NEO4J_VERSION}</neo4j.version>" in pom.read_text()
