@@ -50,6 +50,14 @@ class Settings(BaseSettings):
     embed_base_url: str | None = None
     embed_api_key: SecretStr | None = None
 
+    # --- writes -------------------------------------------------------------------------------------
+    dedupe_threshold: float = Field(default=0.92, gt=0.0, le=1.0)
+    """Cosine similarity at or above which a new memory strengthens an active one of the same namespace and kind."""
+    dedupe_alpha: float = Field(default=0.2, ge=0.0, le=1.0)
+    """How far a repeat moves the existing memory's confidence towards 1 (scaled by the repeat's confidence)."""
+    idempotency_ttl_s: int = Field(default=86_400, gt=0)
+    max_batch_size: int = Field(default=2_000, gt=0)
+
     @field_validator("neo4j_heap", "neo4j_pagecache")
     @classmethod
     def _memory_size(cls, value: str) -> str:

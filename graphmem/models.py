@@ -86,6 +86,9 @@ class Memory(BaseModel):
     status: MemoryStatus = MemoryStatus.ACTIVE
     tags: tuple[str, ...] = ()
     source: str | None = None
+    sources: tuple[str, ...] = ()
+    """Every source that wrote or reinforced this memory (provenance, appended on dedupe)."""
+    reinforced_count: int = Field(default=0, ge=0)
     content_hash: str | None = None
     signature: str | None = None
     metadata: dict[str, str] = Field(default_factory=dict)
@@ -125,6 +128,7 @@ class Memory(BaseModel):
         row["kind"] = self.kind.value
         row["status"] = self.status.value
         row["tags"] = list(self.tags)
+        row["sources"] = list(self.sources)
         row["tags_text"] = " ".join(self.tags)
         row["metadata_json"] = _json(row.pop("metadata"))
         row["embedding"] = embedding
@@ -142,3 +146,141 @@ def _json(value: dict[str, str]) -> str:
     import json
 
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+# --- write inputs and the interaction log ----------------------------------------------------------------
+
+
+class MemoryDraft(BaseModel):
+    """What a caller asks to remember. The service turns it into a ``Memory`` (ids, hashes, times)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    namespace: Namespace
+    kind: MemoryKind
+    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
+    id: str | None = Field(default=None, min_length=1, max_length=64)
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    source: str | None = Field(default=None, max_length=256)
+    created_at: datetime | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    expires_at: datetime | None = None
+    derived_from: tuple[str, ...] = ()
+    """Ids of memories or turns this memory was distilled from (``DERIVED_FROM`` edges)."""
+    task_id: str | None = None
+    """The task this memory came from (``FROM_TASK`` edge)."""
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+    _namespace = field_validator("namespace")(check_namespace)
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("content is blank")
+        return value
+
+    @field_validator("confidence", "importance")
+    @classmethod
+    def _finite(cls, value: float) -> float:
+        if math.isnan(value) or math.isinf(value):
+            raise ValueError("must be a finite number")
+        return value
+
+    @field_validator("entities")
+    @classmethod
+    def _entities(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        cleaned = tuple(dict.fromkeys(" ".join(e.split()) for e in value if e.strip()))
+        if len(cleaned) > MAX_TAGS or any(len(e) > 128 for e in cleaned):
+            raise ValueError(f"at most {MAX_TAGS} entities of at most 128 chars")
+        return cleaned
+
+
+class Role(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+    TOOL = "tool"
+
+
+class TaskStatus(StrEnum):
+    OPEN = "open"
+    ENDED = "ended"
+
+
+class Task(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(default_factory=new_id, min_length=1, max_length=64)
+    namespace: Namespace
+    agent: str = Field(default="agent", min_length=1, max_length=128)
+    title: str | None = Field(default=None, max_length=512)
+    status: TaskStatus = TaskStatus.OPEN
+    started_at: datetime = Field(default_factory=utcnow)
+    ended_at: datetime | None = None
+    outcome: str | None = Field(default=None, max_length=MAX_CONTENT_CHARS)
+    reflected_at: datetime | None = None
+
+    _namespace = field_validator("namespace")(check_namespace)
+
+
+class Turn(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(default_factory=new_id, min_length=1, max_length=64)
+    task_id: str = Field(min_length=1, max_length=64)
+    seq: int = Field(ge=0)
+    role: Role
+    content: str = Field(max_length=4 * MAX_CONTENT_CHARS)
+    speaker: str | None = Field(default=None, max_length=128)
+    tool_calls: str | None = None
+    """Tool calls of this turn, as JSON text (kept verbatim for audit)."""
+    at: datetime = Field(default_factory=utcnow)
+
+
+class Relation(BaseModel):
+    """A typed, weighted edge between two memories."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source_id: str = Field(min_length=1, max_length=64)
+    target_id: str = Field(min_length=1, max_length=64)
+    type: RelationType
+    weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    source: str | None = Field(default=None, max_length=256)
+
+    @field_validator("weight", "confidence")
+    @classmethod
+    def _finite(cls, value: float) -> float:
+        if math.isnan(value) or math.isinf(value):
+            raise ValueError("must be a finite number")
+        return value
+
+
+class WriteAction(StrEnum):
+    CREATED = "created"
+    STRENGTHENED = "strengthened"  # a near-duplicate existed: it was reinforced instead of copied
+    EXISTS = "exists"  # the same id was written before
+
+
+class WriteResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    id: str
+    action: WriteAction
+    similarity: float | None = None
+    """For ``strengthened``: the similarity to the memory that was reinforced."""
+
+
+class BatchResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    items: tuple[WriteResult, ...]
+    replayed: bool = False
+    """True when the request id was seen before and this is the stored first result."""

@@ -1,5 +1,6 @@
-// One memory by id within namespaces.
-// Parameters: $id, $namespaces (list). Returns: memory (map, no embedding).
+// One memory by id within namespaces (expired working memory is never returned).
+// Parameters: $id, $namespaces (list), $statuses (list), $now. Returns: memory (map, no embedding).
 MATCH (m:Memory {id: $id})
-WHERE m.namespace IN $namespaces
+WHERE m.namespace IN $namespaces AND m.status IN $statuses
+  AND (m.expires_at IS NULL OR m.expires_at > $now)
 RETURN m {.*, embedding: null} AS memory

@@ -11,7 +11,7 @@ from typing import Any, LiteralString
 import neo4j
 
 from graphmem.config import Settings
-from graphmem.models import Memory, MemoryKind, MemoryStatus, ScoredMemory
+from graphmem.models import Memory, MemoryKind, MemoryStatus, ScoredMemory, utcnow
 from graphmem.store.cypher import CypherLoader
 from graphmem.store.errors import translated
 from graphmem.store.records import memory_from_map
@@ -80,6 +80,24 @@ class Store:
         async with translated(label), self.driver.session(database=self.database) as session:
             return await session.execute_write(work)
 
+    async def write_once(self, claim: Step, steps: Sequence[Step]) -> tuple[list[list[Row]] | None, Row]:
+        """Like ``write``, guarded by an idempotency key claimed in the same transaction.
+
+        Returns ``(results, key)``; ``results`` is None when the key was already live (nothing else ran).
+        """
+        claim_query = self.cypher(claim.name)
+        queries = [(self.cypher(step.name), step.params) for step in steps]
+
+        async def work(tx: neo4j.AsyncManagedTransaction) -> tuple[list[list[Row]] | None, Row]:
+            (key,) = await _run(tx, claim_query, claim.params)
+            if not key["claimed"]:
+                return None, key
+            return [await _run(tx, query, params) for query, params in queries], key
+
+        label = "+".join([claim.name, *(step.name for step in steps)])
+        async with translated(label), self.driver.session(database=self.database) as session:
+            return await session.execute_write(work)
+
     async def run_schema(self, name: str, /, **params: Any) -> list[Row]:
         """Schema statements run in their own auto-commit transaction (they cannot mix with data)."""
         query = self.cypher(name)
@@ -96,8 +114,13 @@ class Store:
         (result,) = await self.write([Step("memory/create", {"rows": rows})])
         return [r["id"] for r in result if r["created"]]
 
-    async def get_memory(self, memory_id: str, namespaces: Sequence[str]) -> Memory | None:
-        rows = await self.read("memory/get", id=memory_id, namespaces=list(namespaces))
+    async def get_memory(
+        self, memory_id: str, namespaces: Sequence[str], *, include_deleted: bool = False,
+    ) -> Memory | None:
+        """One memory by id; superseded and archived ones are returned too (history), deleted ones only on request."""
+        statuses = [s.value for s in MemoryStatus if include_deleted or s is not MemoryStatus.DELETED]
+        rows = await self.read("memory/get", id=memory_id, namespaces=list(namespaces), statuses=statuses,
+                               now=utcnow())
         return memory_from_map(rows[0]["memory"]) if rows else None
 
     async def list_memories(
@@ -106,7 +129,7 @@ class Store:
     ) -> list[Memory]:
         rows = await self.read(
             "memory/list", namespace=namespace, kinds=[k.value for k in kinds] if kinds else None,
-            statuses=[s.value for s in statuses], before=before, limit=limit,
+            statuses=[s.value for s in statuses], before=before, limit=limit, now=utcnow(),
         )
         return [memory_from_map(r["memory"]) for r in rows]
 
@@ -118,7 +141,7 @@ class Store:
         rows = await self.read(
             "memory/vector_search", index=VECTOR_INDEX, embedding=embedding, oversample=max(k * oversample, k),
             k=k, namespaces=list(namespaces), kinds=[x.value for x in kinds] if kinds else None,
-            statuses=[s.value for s in statuses],
+            statuses=[s.value for s in statuses], now=utcnow(),
         )
         return [ScoredMemory(memory=memory_from_map(r["memory"]), score=r["score"]) for r in rows]
 
@@ -128,7 +151,7 @@ class Store:
     ) -> list[ScoredMemory]:
         rows = await self.read(
             "memory/fulltext_search", index=FULLTEXT_INDEX, query=lucene_escape(query), limit=limit,
-            namespaces=list(namespaces), statuses=[s.value for s in statuses],
+            namespaces=list(namespaces), statuses=[s.value for s in statuses], now=utcnow(),
         )
         return [ScoredMemory(memory=memory_from_map(r["memory"]), score=r["score"]) for r in rows]
 

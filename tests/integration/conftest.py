@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from graphmem.config import Settings
-from graphmem.embed import embedding_dimension
+from graphmem.embed import Embedder, embedding_dimension, make_embedder
 from graphmem.neo4j_local import LocalNeo4j
 from graphmem.neo4j_local.tools import free_port
+from graphmem.service import MemoryService
 from graphmem.store import Store, migrate
 from graphmem.store.admin import wait_ready
 
@@ -71,3 +72,14 @@ async def namespace(store: Store) -> AsyncIterator[str]:
 @pytest.fixture(scope="session")
 def neo4j_cache_dir(neo4j_settings: Settings) -> Path:
     return neo4j_settings.cache_dir
+
+
+@pytest.fixture(scope="session")
+def embedder(neo4j_settings: Settings) -> Embedder:
+    """The real default embedder (packaged MiniLM), loaded once per run."""
+    return make_embedder(neo4j_settings)
+
+
+@pytest.fixture
+def service(store: Store, embedder: Embedder, migrated: Settings) -> MemoryService:
+    return MemoryService(store, embedder, migrated)

@@ -1,0 +1,4 @@
+// Active memories with the given content hashes in a namespace.
+// Parameters: $hashes, $namespace. Returns: id, content_hash, kind.
+MATCH (m:Memory) WHERE m.content_hash IN $hashes AND m.namespace = $namespace AND m.status = 'active'
+RETURN m.id AS id, m.content_hash AS content_hash, m.kind AS kind

@@ -1,0 +1,83 @@
+"""Idempotency keys: a replay of a write with the same request id and payload returns the first result."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from pydantic import BaseModel
+
+from graphmem.config import Settings
+from graphmem.errors import ConflictError, ValidationError
+from graphmem.models import utcnow
+from graphmem.store import Step, Store
+
+MAX_REQUEST_ID = 128
+
+
+def payload_hash(operation: str, payload: Any) -> str:
+    """A stable hash of what a write asks for (pydantic models are dumped as JSON, keys sorted)."""
+
+    def default(value: Any) -> Any:
+        if isinstance(value, BaseModel):
+            return value.model_dump(mode="json")
+        if isinstance(value, datetime):
+            return value.isoformat()
+        raise TypeError(f"cannot hash {type(value).__name__}")
+
+    text = json.dumps([operation, payload], default=default, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def key_id(namespace: str, request_id: str) -> str:
+    if not request_id or len(request_id) > MAX_REQUEST_ID or not request_id.isprintable():
+        raise ValidationError(f"request_id must be 1-{MAX_REQUEST_ID} printable chars", field="request_id")
+    return f"{namespace}:{request_id}"
+
+
+def claim_step(key: str, digest: str, result_json: str, now: datetime, ttl: timedelta) -> Step:
+    return Step("request/claim", {"id": key, "payload_hash": digest, "result_json": result_json,
+                                  "now": now, "expires_at": now + ttl})
+
+
+def replayed_result(key_row: dict[str, Any], digest: str, request_id: str) -> str:
+    """The stored result of a live key, or ConflictError when the payload differs."""
+    if key_row["payload_hash"] != digest:
+        raise ConflictError(f"request_id {request_id!r} was used before with a different payload")
+    return str(key_row["result_json"])
+
+
+class IdempotentWriter:
+    """Base of the services: runs a logical write as one transaction, guarded by an optional request id."""
+
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+
+    async def _apply(
+        self, namespace: str, request_id: str | None, operation: str, payload: Any,
+        steps: Sequence[Step], result_json: str,
+    ) -> tuple[str, bool]:
+        """Run ``steps`` in one transaction, guarded by the request id. Returns (result_json, replayed)."""
+        if request_id is None:
+            await self.store.write(steps)
+            return result_json, False
+        digest = payload_hash(operation, payload)
+        ttl = timedelta(seconds=self.settings.idempotency_ttl_s)
+        claim = claim_step(key_id(namespace, request_id), digest, result_json, utcnow(), ttl)
+        results, key = await self.store.write_once(claim, steps)
+        if results is None:
+            return replayed_result(key, digest, request_id), True
+        return result_json, False
+
+    async def _replay(self, namespace: str, request_id: str | None, operation: str, payload: Any) -> str | None:
+        """The stored result of a replayed request (checked before any embedding work), else None."""
+        if request_id is None:
+            return None
+        rows = await self.store.read("request/get", id=key_id(namespace, request_id), now=utcnow())
+        if not rows:
+            return None
+        return replayed_result(rows[0], payload_hash(operation, payload), request_id)

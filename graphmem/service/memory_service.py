@@ -1,0 +1,245 @@
+"""MemoryService: the one entry point every front end (GraphQL, MCP, CLI) calls for memories."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+import pydantic
+
+from graphmem.config import Settings
+from graphmem.embed import Embedder
+from graphmem.errors import ConflictError, NotFoundError, ValidationError
+from graphmem.models import (
+    BatchResult,
+    Memory,
+    MemoryDraft,
+    MemoryStatus,
+    Relation,
+    WriteResult,
+    utcnow,
+)
+from graphmem.service.idempotency import IdempotentWriter
+from graphmem.service.planning import (
+    Hit,
+    WritePlan,
+    content_hash,
+    cosine_from_index_score,
+    index_score_from_cosine,
+    plan_batch,
+)
+from graphmem.service.tasks import TaskService, check_namespace_arg
+from graphmem.store import Step, Store
+from graphmem.store.records import memory_from_map
+from graphmem.store.store import VECTOR_INDEX
+
+T = TypeVar("T", bound=pydantic.BaseModel)
+
+
+def parse_items(model: type[T], raw: Sequence[Mapping[str, Any]]) -> list[T]:
+    """Validate raw input items; the first bad one fails the whole batch with its index in the error."""
+    out: list[T] = []
+    for i, item in enumerate(raw):
+        try:
+            out.append(model.model_validate(item))
+        except pydantic.ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "item"
+            raise ValidationError(f"{where}: {first['msg']}", item=i, field=where) from None
+    return out
+
+
+class MemoryService(IdempotentWriter):
+    """Validates, embeds (before any transaction), plans, and writes through the store in one transaction."""
+
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
+        super().__init__(store, settings)
+        self.embedder = embedder
+        self.tasks = TaskService(store, settings)
+
+    # --- helpers --------------------------------------------------------------------------------
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return await asyncio.to_thread(self.embedder.embed_documents, list(texts))
+
+    # --- writes ---------------------------------------------------------------------------------
+    async def write_memories(
+        self, drafts: Sequence[MemoryDraft], *, request_id: str | None = None, dedupe: bool = True,
+    ) -> BatchResult:
+        """Write a batch of memories in one transaction; near-duplicates strengthen existing memories."""
+        if not drafts:
+            raise ValidationError("empty batch")
+        if len(drafts) > self.settings.max_batch_size:
+            raise ValidationError(f"batch of {len(drafts)} exceeds the limit of {self.settings.max_batch_size}")
+        namespace = drafts[0].namespace
+        payload = {"drafts": list(drafts), "dedupe": dedupe}
+        if (stored := await self._replay(namespace, request_id, "write_memories", payload)) is not None:
+            return BatchResult(items=_results(stored), replayed=True)
+        existing = await self._check_references(drafts)
+        vectors = await self.embed([d.content for d in drafts])
+        hash_hits, vector_hits = await self._duplicates(drafts, vectors) if dedupe else ({}, {})
+        plan = plan_batch(
+            drafts, vectors, existing_ids=existing, hash_hits=hash_hits, vector_hits=vector_hits,
+            threshold=self.settings.dedupe_threshold, dedupe=dedupe, alpha=self.settings.dedupe_alpha, now=utcnow(),
+        )
+        result_json = json.dumps([r.model_dump(mode="json") for r in plan.results])
+        stored, replayed = await self._apply(
+            namespace, request_id, "write_memories", payload, _write_steps(plan), result_json
+        )
+        return BatchResult(items=_results(stored), replayed=replayed)
+
+    async def _check_references(self, drafts: Sequence[MemoryDraft]) -> set[str]:
+        """Every referenced turn, memory and task must exist; returns the draft ids that exist already."""
+        namespaces = {d.namespace for d in drafts}
+        if len(namespaces) > 1:
+            raise ValidationError(f"one namespace per batch, got {sorted(namespaces)}")
+        namespace = namespaces.pop()
+        ids = [d.id for d in drafts if d.id]
+        if len(ids) != len(set(ids)):
+            raise ValidationError("duplicate ids in the batch")
+        rows = await self.store.read("memory/existing_ids", ids=ids) if ids else []
+        existing: set[str] = set()
+        for row in rows:
+            if row["namespace"] != namespace:
+                i = next(i for i, d in enumerate(drafts) if d.id == row["id"])
+                raise ConflictError(f"item {i}: id {row['id']!r} belongs to another namespace")
+            existing.add(row["id"])
+        refs = {r for d in drafts for r in (*d.derived_from, *([d.task_id] if d.task_id else []))}
+        found: dict[str, str] = {}
+        if refs:
+            found = {r["id"]: r["label"] for r in await self.store.read(
+                "memory/existing", ids=sorted(refs), namespace=namespace)}
+        batch_ids = set(ids)
+        for i, d in enumerate(drafts):
+            for ref in d.derived_from:
+                if found.get(ref) not in ("Memory", "Turn") and ref not in batch_ids:
+                    raise ValidationError(f"derived_from id {ref!r} is no memory or turn of {namespace!r}",
+                                          item=i, field="derived_from")
+            if d.task_id and found.get(d.task_id) != "Task":
+                raise ValidationError(f"task {d.task_id!r} not found in {namespace!r}", item=i, field="task_id")
+        return existing
+
+    async def _duplicates(
+        self, drafts: Sequence[MemoryDraft], vectors: Sequence[list[float]]
+    ) -> tuple[dict[int, str], dict[int, Hit]]:
+        namespace = drafts[0].namespace
+        hashes = [content_hash(d.content) for d in drafts]
+        by_hash = {(r["content_hash"], r["kind"]): r["id"] for r in await self.store.read(
+            "memory/by_hash", hashes=sorted(set(hashes)), namespace=namespace)}
+        hash_hits = {i: by_hash[(h, d.kind.value)] for i, (h, d) in enumerate(zip(hashes, drafts, strict=True))
+                     if (h, d.kind.value) in by_hash}
+        similarity = self.settings.embedding_similarity
+        rows = await self.store.read(
+            "memory/dedupe_candidates", index=VECTOR_INDEX, k=10, now=utcnow(),
+            min_score=index_score_from_cosine(self.settings.dedupe_threshold, similarity),
+            rows=[{"idx": i, "embedding": v, "namespace": d.namespace, "kind": d.kind.value}
+                  for i, (d, v) in enumerate(zip(drafts, vectors, strict=True)) if i not in hash_hits],
+        )
+        vector_hits = {r["idx"]: Hit(r["id"], cosine_from_index_score(r["score"], similarity))
+                       for r in rows if r["id"] is not None}
+        return hash_hits, vector_hits
+
+    async def relate(
+        self, namespace: str, relations: Sequence[Relation], *, request_id: str | None = None,
+    ) -> int:
+        """Create or update typed edges between memories of ``namespace``; returns how many were new."""
+        check_namespace_arg(namespace)
+        if not relations:
+            raise ValidationError("no relations given")
+        for i, rel in enumerate(relations):
+            if rel.source_id == rel.target_id:
+                raise ValidationError("an edge from a memory to itself", item=i)
+        ids = sorted({x for r in relations for x in (r.source_id, r.target_id)})
+        found = {r["id"] for r in await self.store.read("memory/existing", ids=ids, namespace=namespace)
+                 if r["label"] == "Memory"}
+        for i, rel in enumerate(relations):
+            for x in (rel.source_id, rel.target_id):
+                if x not in found:
+                    raise ValidationError(f"memory {x!r} not found in {namespace!r}", item=i)
+        now = utcnow()
+        rows = [{**r.model_dump(mode="python"), "type": r.type.value, "at": now} for r in relations]
+        step = Step("relation/relate", {"rows": rows, "namespace": namespace})
+        payload = {"relations": list(relations)}
+        stored, _ = await self._apply(namespace, request_id, "relate", payload, [step], json.dumps(len(rows)))
+        return int(json.loads(stored))
+
+    async def unrelate(self, namespace: str, source_id: str, target_id: str, type_: str) -> bool:
+        rel = Relation(source_id=source_id, target_id=target_id, type=type_)  # type: ignore[arg-type]
+        (rows,) = await self.store.write([Step("relation/unrelate", {
+            "source_id": rel.source_id, "target_id": rel.target_id, "type": rel.type.value, "namespace": namespace})])
+        return bool(rows[0]["removed"])
+
+    async def update_memory(
+        self, namespace: str, memory_id: str, *, content: str | None = None, tags: Iterable[str] | None = None,
+        confidence: float | None = None, importance: float | None = None,
+        valid_from: datetime | None = None, valid_until: datetime | None = None,
+    ) -> Memory:
+        """Edit a memory; new content is re-embedded (before the transaction) and re-hashed."""
+        current = await self.get_memory(namespace, memory_id)
+        changes = {k: v for k, v in {"content": content, "confidence": confidence, "importance": importance,
+                                      "tags": tuple(tags) if tags is not None else None}.items() if v is not None}
+        (checked,) = parse_items(Memory, [{**current.model_dump(), **changes}])  # validators on the new values
+        embedding = (await self.embed([checked.content]))[0] if content is not None else None
+        (rows,) = await self.store.write([Step("memory/update", {
+            "id": memory_id, "namespace": namespace, "content": content, "embedding": embedding,
+            "content_hash": content_hash(checked.content) if content is not None else None,
+            "tags": list(checked.tags) if tags is not None else None,
+            "tags_text": " ".join(checked.tags) if tags is not None else None,
+            "confidence": confidence, "importance": importance, "valid_from": valid_from,
+            "valid_until": valid_until, "at": utcnow()})])
+        if not rows:
+            raise NotFoundError(f"memory {memory_id!r} not found in {namespace!r}")
+        return memory_from_map(rows[0]["memory"])
+
+    async def _set_status(self, namespace: str, ids: Sequence[str], allowed: Sequence[MemoryStatus],
+                          to: MemoryStatus) -> list[str]:
+        check_namespace_arg(namespace)
+        (rows,) = await self.store.write([Step("memory/set_status", {
+            "ids": list(ids), "namespace": namespace, "from": [s.value for s in allowed], "to": to.value,
+            "at": utcnow()})])
+        return [r["id"] for r in rows]
+
+    async def delete_memories(self, namespace: str, ids: Sequence[str]) -> list[str]:
+        """Soft delete: the memories stay (status ``deleted``) until purged."""
+        live = [MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED, MemoryStatus.ARCHIVED]
+        return await self._set_status(namespace, ids, live, MemoryStatus.DELETED)
+
+    async def restore_memories(self, namespace: str, ids: Sequence[str]) -> list[str]:
+        return await self._set_status(namespace, ids, [MemoryStatus.DELETED], MemoryStatus.ACTIVE)
+
+    async def purge_memories(self, namespace: str, ids: Sequence[str]) -> int:
+        """Remove soft-deleted memories for good (active ones are refused: delete them first)."""
+        check_namespace_arg(namespace)
+        (rows,) = await self.store.write([Step("memory/purge", {"ids": list(ids), "namespace": namespace})])
+        return int(rows[0]["purged"])
+
+    async def sweep_expired(self, limit: int = 10_000) -> int:
+        (rows,) = await self.store.write([Step("memory/sweep_expired", {"now": utcnow(), "limit": limit})])
+        return int(rows[0]["swept"])
+
+    # --- reads ----------------------------------------------------------------------------------
+    async def get_memory(self, namespace: str, memory_id: str) -> Memory:
+        memory = await self.store.get_memory(memory_id, [check_namespace_arg(namespace)])
+        if memory is None:
+            raise NotFoundError(f"memory {memory_id!r} not found in {namespace!r}")
+        return memory
+
+
+def _write_steps(plan: WritePlan) -> list[Step]:
+    steps = []
+    if plan.creates:
+        rows = [m.to_row(v) for m, v in zip(plan.creates, plan.create_vectors, strict=True)]
+        steps.append(Step("memory/create", {"rows": rows}))
+    for name, rows in (("memory/strengthen", plan.strengthen_rows), ("memory/link_entities", plan.entity_rows),
+                       ("memory/link_derived", plan.derived_rows), ("memory/link_task", plan.task_rows)):
+        if rows:
+            steps.append(Step(name, {"rows": rows}))
+    return steps
+
+
+def _results(result_json: str) -> tuple[WriteResult, ...]:
+    return tuple(WriteResult.model_validate(x) for x in json.loads(result_json))

@@ -1,0 +1,126 @@
+"""Pure planning of a memory batch write: ids, hashes, dedupe decisions and the rows of each statement."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from graphmem.models import Memory, MemoryDraft, WriteAction, WriteResult, new_id
+
+
+def content_hash(content: str) -> str:
+    """Hash of the content with case and whitespace normalised: exact duplicates share it."""
+    return hashlib.sha256(" ".join(content.lower().split()).encode()).hexdigest()
+
+
+def cosine_from_index_score(score: float, similarity: str) -> float:
+    """Neo4j's vector index scores: cosine (1 + cos) / 2; euclidean 1 / (1 + d^2) (unit vectors: d^2 = 2 - 2cos)."""
+    if similarity == "cosine":
+        return 2.0 * score - 1.0
+    return 1.0 - (1.0 / score - 1.0) / 2.0
+
+
+def index_score_from_cosine(cos: float, similarity: str) -> float:
+    if similarity == "cosine":
+        return (1.0 + cos) / 2.0
+    return 1.0 / (1.0 + (2.0 - 2.0 * cos))
+
+
+@dataclass(frozen=True)
+class Hit:
+    """An existing memory a draft duplicates: its id and the cosine similarity."""
+
+    id: str
+    cosine: float
+
+
+@dataclass
+class WritePlan:
+    creates: list[Memory] = field(default_factory=list)
+    create_vectors: list[list[float]] = field(default_factory=list)
+    strengthen_rows: list[dict[str, Any]] = field(default_factory=list)
+    entity_rows: list[dict[str, Any]] = field(default_factory=list)
+    derived_rows: list[dict[str, Any]] = field(default_factory=list)
+    task_rows: list[dict[str, Any]] = field(default_factory=list)
+    results: list[WriteResult] = field(default_factory=list)
+
+
+def plan_batch(
+    drafts: Sequence[MemoryDraft],
+    vectors: Sequence[Sequence[float]],
+    *,
+    existing_ids: set[str],
+    hash_hits: Mapping[int, str],
+    vector_hits: Mapping[int, Hit],
+    threshold: float,
+    dedupe: bool,
+    alpha: float,
+    now: datetime,
+) -> WritePlan:
+    """Decide, for each draft, whether it creates a memory, strengthens one, or already exists.
+
+    ``hash_hits`` and ``vector_hits`` are per draft index (exact and near duplicates among stored memories).
+    Near duplicates inside the batch are found here: a later draft strengthens the earlier one it repeats.
+    """
+    plan = WritePlan()
+    matrix = np.asarray(vectors, dtype=np.float32) if len(vectors) else np.zeros((0, 0), np.float32)
+    created_rows: list[tuple[int, str]] = []  # (draft index, id) of memories created by this batch
+    for i, draft in enumerate(drafts):
+        if draft.id is not None and draft.id in existing_ids:
+            plan.results.append(WriteResult(index=i, id=draft.id, action=WriteAction.EXISTS))
+            continue
+        target: Hit | None = None
+        if dedupe:
+            target = _duplicate_of(i, drafts, matrix, created_rows, hash_hits, vector_hits, threshold)
+        if target is not None:
+            plan.strengthen_rows.append(
+                {"id": target.id, "alpha": alpha * draft.confidence, "source": draft.source, "at": now}
+            )
+            plan.results.append(WriteResult(index=i, id=target.id, action=WriteAction.STRENGTHENED,
+                                            similarity=round(target.cosine, 4)))
+            memory_id = target.id
+        else:
+            memory_id = draft.id or new_id()
+            created = draft.created_at or now
+            memory = Memory(
+                id=memory_id, namespace=draft.namespace, kind=draft.kind, content=draft.content,
+                confidence=draft.confidence, importance=draft.importance, created_at=created, updated_at=now,
+                valid_from=draft.valid_from or created, valid_until=draft.valid_until, expires_at=draft.expires_at,
+                tags=draft.tags, source=draft.source, sources=(draft.source,) if draft.source else (),
+                content_hash=content_hash(draft.content), metadata=draft.metadata,
+            )
+            plan.creates.append(memory)
+            plan.create_vectors.append([float(x) for x in vectors[i]])
+            plan.results.append(WriteResult(index=i, id=memory_id, action=WriteAction.CREATED))
+            created_rows.append((i, memory_id))
+        plan.entity_rows += [{"memory_id": memory_id, "namespace": draft.namespace, "name": e, "at": now}
+                             for e in draft.entities]
+        plan.derived_rows += [{"memory_id": memory_id, "target_id": t, "at": now} for t in draft.derived_from]
+        if draft.task_id:
+            plan.task_rows.append({"memory_id": memory_id, "task_id": draft.task_id, "at": now})
+    return plan
+
+
+def _duplicate_of(
+    i: int, drafts: Sequence[MemoryDraft], matrix: np.ndarray, created: list[tuple[int, str]],
+    hash_hits: Mapping[int, str], vector_hits: Mapping[int, Hit], threshold: float,
+) -> Hit | None:
+    if i in hash_hits:
+        return Hit(hash_hits[i], 1.0)
+    draft = drafts[i]
+    best: Hit | None = None
+    same = [(j, mid) for j, mid in created if drafts[j].namespace == draft.namespace and drafts[j].kind == draft.kind]
+    if same:
+        sims = matrix[[j for j, _ in same]] @ matrix[i]
+        k = int(np.argmax(sims))
+        if float(sims[k]) >= threshold:
+            best = Hit(same[k][1], float(sims[k]))
+    stored = vector_hits.get(i)
+    if stored is not None and stored.cosine >= threshold and (best is None or stored.cosine > best.cosine):
+        best = stored
+    return best

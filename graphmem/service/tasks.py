@@ -1,0 +1,90 @@
+"""Tasks and their turns: the full interaction log an agent keeps for audit and reflection."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from graphmem.errors import ConflictError, NotFoundError, ValidationError
+from graphmem.models import Role, Task, TaskStatus, Turn, check_namespace, utcnow
+from graphmem.service.idempotency import IdempotentWriter
+from graphmem.store import Step
+from graphmem.store.records import native
+
+
+def check_namespace_arg(namespace: str) -> str:
+    try:
+        return check_namespace(namespace)
+    except ValueError as exc:
+        raise ValidationError(str(exc), field="namespace") from None
+
+
+def task_from_map(data: dict[str, Any]) -> Task:
+    return Task.model_validate({k: native(v) for k, v in data.items() if k in Task.model_fields})
+
+
+def turn_from_map(data: dict[str, Any]) -> Turn:
+    return Turn.model_validate({k: native(v) for k, v in data.items() if k in Turn.model_fields})
+
+
+class TaskService(IdempotentWriter):
+    async def start(self, task: Task, *, request_id: str | None = None) -> Task:
+        """Open a task (idempotent on its id)."""
+        row = task.model_dump(mode="python")
+        row["status"] = task.status.value
+        await self._apply(task.namespace, request_id, "start_task", {"task": task},
+                          [Step("task/start", {"row": row})], "null")
+        return await self.get(task.namespace, task.id)
+
+    async def log_turns(
+        self, namespace: str, task_id: str, turns: Sequence[tuple[Role, str] | Turn], *,
+        request_id: str | None = None, at: datetime | None = None,
+    ) -> list[Turn]:
+        """Append turns (``(role, content)`` pairs numbered after the last turn, or full ``Turn`` objects)."""
+        check_namespace_arg(namespace)
+        if not turns:
+            raise ValidationError("no turns given")
+        head = await self.store.read("task/max_seq", id=task_id, namespace=namespace)
+        if not head:
+            raise NotFoundError(f"task {task_id!r} not found in {namespace!r}")
+        if head[0]["status"] == TaskStatus.ENDED.value and not all(isinstance(t, Turn) for t in turns):
+            raise ConflictError(f"task {task_id!r} has ended: no more turns")
+        next_seq = int(head[0]["next_seq"])
+        built: list[Turn] = []
+        for i, item in enumerate(turns):
+            if isinstance(item, Turn):
+                if item.task_id != task_id:
+                    raise ValidationError(f"turn belongs to task {item.task_id!r}", item=i)
+                built.append(item)
+            else:
+                role, content = item
+                try:
+                    built.append(Turn(task_id=task_id, seq=next_seq + i, role=Role(role), content=content,
+                                      at=at or utcnow()))
+                except ValueError as exc:
+                    raise ValidationError(str(exc).splitlines()[0], item=i) from None
+        rows = [{**t.model_dump(mode="python"), "role": t.role.value} for t in built]
+        await self._apply(namespace, request_id, "log_turns", {"task": task_id, "turns": rows},
+                          [Step("task/log_turns", {"rows": rows, "namespace": namespace})], "null")
+        return built
+
+    async def end(self, namespace: str, task_id: str, *, outcome: str | None = None) -> Task:
+        check_namespace_arg(namespace)
+        (rows,) = await self.store.write([Step("task/end", {
+            "id": task_id, "namespace": namespace, "outcome": outcome, "at": utcnow()})])
+        if not rows:
+            raise NotFoundError(f"task {task_id!r} not found in {namespace!r}")
+        return task_from_map(rows[0]["task"])
+
+    async def get(self, namespace: str, task_id: str) -> Task:
+        rows = await self.store.read("task/get", id=task_id, namespace=check_namespace_arg(namespace))
+        if not rows:
+            raise NotFoundError(f"task {task_id!r} not found in {namespace!r}")
+        return task_from_map(rows[0]["task"])
+
+    async def turns(self, namespace: str, task_id: str) -> list[Turn]:
+        rows = await self.store.read("task/get", id=task_id, namespace=check_namespace_arg(namespace))
+        if not rows:
+            raise NotFoundError(f"task {task_id!r} not found in {namespace!r}")
+        return [turn_from_map(t) for t in rows[0]["turns"]]
