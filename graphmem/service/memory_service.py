@@ -80,8 +80,12 @@ class MemoryService(IdempotentWriter):
         if (stored := await self._replay(namespace, request_id, "write_memories", payload)) is not None:
             return BatchResult(items=_results(stored), replayed=True)
         existing = await self._check_references(drafts)
-        vectors = await self.embed([d.content for d in drafts])
-        hash_hits, vector_hits = await self._duplicates(drafts, vectors) if dedupe else ({}, {})
+        todo = [i for i, d in enumerate(drafts) if d.id is None or d.id not in existing]
+        fresh = iter(await self.embed([drafts[i].content for i in todo]))
+        zero = [0.0] * self.embedder.dimension  # placeholder for drafts that exist already (never written)
+        wanted = set(todo)
+        vectors = [next(fresh) if i in wanted else zero for i in range(len(drafts))]
+        hash_hits, vector_hits = await self._duplicates(drafts, vectors, wanted) if dedupe else ({}, {})
         plan = plan_batch(
             drafts, vectors, existing_ids=existing, hash_hits=hash_hits, vector_hits=vector_hits,
             threshold=self.settings.dedupe_threshold, dedupe=dedupe, alpha=self.settings.dedupe_alpha, now=utcnow(),
@@ -124,20 +128,21 @@ class MemoryService(IdempotentWriter):
         return existing
 
     async def _duplicates(
-        self, drafts: Sequence[MemoryDraft], vectors: Sequence[list[float]]
+        self, drafts: Sequence[MemoryDraft], vectors: Sequence[list[float]], wanted: set[int],
     ) -> tuple[dict[int, str], dict[int, Hit]]:
+        """Exact (hash) and near (vector index) duplicates among stored memories, for the drafts in ``wanted``."""
         namespace = drafts[0].namespace
         hashes = [content_hash(d.content) for d in drafts]
         by_hash = {(r["content_hash"], r["kind"]): r["id"] for r in await self.store.read(
             "memory/by_hash", hashes=sorted(set(hashes)), namespace=namespace)}
         hash_hits = {i: by_hash[(h, d.kind.value)] for i, (h, d) in enumerate(zip(hashes, drafts, strict=True))
-                     if (h, d.kind.value) in by_hash}
+                     if i in wanted and (h, d.kind.value) in by_hash}
         similarity = self.settings.embedding_similarity
         rows = await self.store.read(
             "memory/dedupe_candidates", index=VECTOR_INDEX, k=10, now=utcnow(),
             min_score=index_score_from_cosine(self.settings.dedupe_threshold, similarity),
             rows=[{"idx": i, "embedding": v, "namespace": d.namespace, "kind": d.kind.value}
-                  for i, (d, v) in enumerate(zip(drafts, vectors, strict=True)) if i not in hash_hits],
+                  for i, (d, v) in enumerate(zip(drafts, vectors, strict=True)) if i in wanted and i not in hash_hits],
         )
         vector_hits = {r["idx"]: Hit(r["id"], cosine_from_index_score(r["score"], similarity))
                        for r in rows if r["id"] is not None}

@@ -79,7 +79,8 @@ def plan_batch(
             target = _duplicate_of(i, drafts, matrix, created_rows, hash_hits, vector_hits, threshold)
         if target is not None:
             plan.strengthen_rows.append(
-                {"id": target.id, "alpha": alpha * draft.confidence, "source": draft.source, "at": now}
+                {"id": target.id, "alpha": alpha * draft.confidence, "source": draft.source, "token": draft.id,
+                 "at": now}
             )
             plan.results.append(WriteResult(index=i, id=target.id, action=WriteAction.STRENGTHENED,
                                             similarity=round(target.cosine, 4)))

@@ -1,0 +1,61 @@
+"""Bulk import of real LoCoMo data (the first sessions of one conversation) into the real Neo4j."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+from graphmem.importers.jsonl import parse_jsonl
+from graphmem.importers.locomo import load_locomo, plan_locomo
+from graphmem.importers.runner import ImportReport, run_plan, write_drafts
+from graphmem.models import WriteAction
+from graphmem.service import MemoryService
+from graphmem.store import Store
+
+LOCOMO = Path(os.environ.get("GRAPHMEM_LOCOMO_PATH",
+                             Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo-dev.json"))
+
+
+async def snapshot(store: Store, namespace: str) -> list[dict[str, object]]:
+    return await store.read("test/namespace_fingerprint", namespace=namespace)
+
+
+async def test_locomo_import_is_complete_and_idempotent(service: MemoryService, store: Store,
+                                                        namespace: str) -> None:
+    sample = load_locomo(LOCOMO)[0]
+    small = dataclasses.replace(sample, sessions=sample.sessions[:2])
+    plan = plan_locomo(small, namespace=namespace)
+    counts = plan.counts()
+    seen: list[int] = []
+    first = await run_plan(service, plan, batch_size=64, progress=seen.append)
+    assert sum(seen) == counts["turns"] + counts["memories"]
+    assert first.tasks == 2
+    assert first.turns == counts["turns"]
+    assert first.created + first.strengthened == counts["memories"]
+    assert first.by_kind["episodic"] == counts["episodic"]  # turns are never merged
+    before = await snapshot(store, namespace)
+    fp = {r["what"]: r["n"] for r in before}
+    assert fp["Turn"] == counts["turns"]
+    assert fp["Entity"] == 2
+    # every semantic memory points at the turns its evidence names
+    rows = await store.read("test/semantic_evidence", namespace=namespace)
+    assert rows
+    assert all(r["turns"] >= 1 for r in rows)
+
+    second = await run_plan(service, plan, batch_size=64)
+    assert second.created == 0
+    assert await snapshot(store, namespace) == before  # nodes, edges, confidences: nothing changed
+
+
+async def test_jsonl_import_with_ids_is_idempotent(service: MemoryService, namespace: str) -> None:
+    lines = [
+        f'{{"id": "j1", "namespace": "{namespace}", "kind": "semantic", "content": "Erin speaks Portuguese"}}',
+        f'{{"id": "j2", "namespace": "{namespace}", "kind": "lesson", "content": "Run tests before pushing"}}',
+    ]
+    drafts = parse_jsonl(lines)
+    report = ImportReport(namespace=namespace)
+    await write_drafts(service, drafts, report, batch_size=10, dedupe=True)
+    assert report.created == 2
+    again = await service.write_memories(drafts)
+    assert [r.action for r in again.items] == [WriteAction.EXISTS, WriteAction.EXISTS]
