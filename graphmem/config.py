@@ -51,8 +51,11 @@ class Settings(BaseSettings):
     embed_api_key: SecretStr | None = None
 
     # --- writes -------------------------------------------------------------------------------------
-    dedupe_threshold: float = Field(default=0.92, gt=0.0, le=1.0)
-    """Cosine similarity at or above which a new memory strengthens an active one of the same namespace and kind."""
+    dedupe_threshold: float | None = Field(default=None, gt=0.0, le=1.0)
+    """Cosine similarity at or above which a new memory may strengthen an active one of the same namespace and
+    kind. None: the default measured for the embedding model (graphmem.service.dedupe.DEFAULT_THRESHOLDS)."""
+    dedupe_guard: bool = True
+    """Also require the same key details (numbers, names, negations, time words) before merging."""
     dedupe_alpha: float = Field(default=0.2, ge=0.0, le=1.0)
     """How far a repeat moves the existing memory's confidence towards 1 (scaled by the repeat's confidence)."""
     idempotency_ttl_s: int = Field(default=86_400, gt=0)

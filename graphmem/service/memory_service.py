@@ -22,6 +22,7 @@ from graphmem.models import (
     WriteResult,
     utcnow,
 )
+from graphmem.service.dedupe import dedupe_threshold
 from graphmem.service.idempotency import IdempotentWriter
 from graphmem.service.planning import (
     Hit,
@@ -60,6 +61,11 @@ class MemoryService(IdempotentWriter):
         self.embedder = embedder
         self.tasks = TaskService(store, settings)
 
+    @property
+    def threshold(self) -> float:
+        """The dedupe threshold: the configured one, or the default measured for the embedding model."""
+        return dedupe_threshold(self.settings)
+
     # --- helpers --------------------------------------------------------------------------------
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
@@ -88,7 +94,8 @@ class MemoryService(IdempotentWriter):
         hash_hits, vector_hits = await self._duplicates(drafts, vectors, wanted) if dedupe else ({}, {})
         plan = plan_batch(
             drafts, vectors, existing_ids=existing, hash_hits=hash_hits, vector_hits=vector_hits,
-            threshold=self.settings.dedupe_threshold, dedupe=dedupe, alpha=self.settings.dedupe_alpha, now=utcnow(),
+            threshold=self.threshold, dedupe=dedupe, alpha=self.settings.dedupe_alpha, now=utcnow(),
+            guard=self.settings.dedupe_guard,
         )
         result_json = json.dumps([r.model_dump(mode="json") for r in plan.results])
         stored, replayed = await self._apply(
@@ -129,7 +136,7 @@ class MemoryService(IdempotentWriter):
 
     async def _duplicates(
         self, drafts: Sequence[MemoryDraft], vectors: Sequence[list[float]], wanted: set[int],
-    ) -> tuple[dict[int, str], dict[int, Hit]]:
+    ) -> tuple[dict[int, str], dict[int, list[Hit]]]:
         """Exact (hash) and near (vector index) duplicates among stored memories, for the drafts in ``wanted``."""
         namespace = drafts[0].namespace
         hashes = [content_hash(d.content) for d in drafts]
@@ -139,13 +146,13 @@ class MemoryService(IdempotentWriter):
                      if i in wanted and (h, d.kind.value) in by_hash}
         similarity = self.settings.embedding_similarity
         rows = await self.store.read(
-            "memory/dedupe_candidates", index=VECTOR_INDEX, k=10, now=utcnow(),
-            min_score=index_score_from_cosine(self.settings.dedupe_threshold, similarity),
+            "memory/dedupe_candidates", index=VECTOR_INDEX, k=20, per_row=5, now=utcnow(),
+            min_score=index_score_from_cosine(self.threshold, similarity),
             rows=[{"idx": i, "embedding": v, "namespace": d.namespace, "kind": d.kind.value}
                   for i, (d, v) in enumerate(zip(drafts, vectors, strict=True)) if i in wanted and i not in hash_hits],
         )
-        vector_hits = {r["idx"]: Hit(r["id"], cosine_from_index_score(r["score"], similarity))
-                       for r in rows if r["id"] is not None}
+        vector_hits = {r["idx"]: [Hit(c["id"], cosine_from_index_score(c["score"], similarity), c["content"])
+                                  for c in r["candidates"]] for r in rows}
         return hash_hits, vector_hits
 
     async def relate(

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.models import Memory, MemoryDraft, WriteAction, WriteResult, new_id
+from graphmem.service.dedupe import same_details
 
 
 def content_hash(content: str) -> str:
@@ -33,10 +34,12 @@ def index_score_from_cosine(cos: float, similarity: str) -> float:
 
 @dataclass(frozen=True)
 class Hit:
-    """An existing memory a draft duplicates: its id and the cosine similarity."""
+    """An existing memory a draft may duplicate: its id, the cosine similarity and (for the detail check) its
+    content; ``content`` None means an exact duplicate, which needs no check."""
 
     id: str
     cosine: float
+    content: str | None = None
 
 
 @dataclass
@@ -56,16 +59,18 @@ def plan_batch(
     *,
     existing_ids: set[str],
     hash_hits: Mapping[int, str],
-    vector_hits: Mapping[int, Hit],
+    vector_hits: Mapping[int, Sequence[Hit]],
     threshold: float,
     dedupe: bool,
     alpha: float,
     now: datetime,
+    guard: bool = True,
 ) -> WritePlan:
     """Decide, for each draft, whether it creates a memory, strengthens one, or already exists.
 
-    ``hash_hits`` and ``vector_hits`` are per draft index (exact and near duplicates among stored memories).
-    Near duplicates inside the batch are found here: a later draft strengthens the earlier one it repeats.
+    ``hash_hits`` and ``vector_hits`` are per draft index (exact and near duplicates among stored memories,
+    best first). Near duplicates inside the batch are found here: a later draft strengthens the earlier one it
+    repeats. With ``guard``, a near duplicate must also pass the key-detail check (``dedupe.same_details``).
     """
     plan = WritePlan()
     matrix = np.asarray(vectors, dtype=np.float32) if len(vectors) else np.zeros((0, 0), np.float32)
@@ -76,7 +81,7 @@ def plan_batch(
             continue
         target: Hit | None = None
         if dedupe:
-            target = _duplicate_of(i, drafts, matrix, created_rows, hash_hits, vector_hits, threshold)
+            target = _duplicate_of(i, drafts, matrix, created_rows, hash_hits, vector_hits, threshold, guard)
         if target is not None:
             plan.strengthen_rows.append(
                 {"id": target.id, "alpha": alpha * draft.confidence, "source": draft.source, "token": draft.id,
@@ -109,19 +114,19 @@ def plan_batch(
 
 def _duplicate_of(
     i: int, drafts: Sequence[MemoryDraft], matrix: np.ndarray, created: list[tuple[int, str]],
-    hash_hits: Mapping[int, str], vector_hits: Mapping[int, Hit], threshold: float,
+    hash_hits: Mapping[int, str], vector_hits: Mapping[int, Sequence[Hit]], threshold: float, guard: bool,
 ) -> Hit | None:
     if i in hash_hits:
         return Hit(hash_hits[i], 1.0)
     draft = drafts[i]
-    best: Hit | None = None
+    candidates = list(vector_hits.get(i, ()))
     same = [(j, mid) for j, mid in created if drafts[j].namespace == draft.namespace and drafts[j].kind == draft.kind]
     if same:
         sims = matrix[[j for j, _ in same]] @ matrix[i]
-        k = int(np.argmax(sims))
-        if float(sims[k]) >= threshold:
-            best = Hit(same[k][1], float(sims[k]))
-    stored = vector_hits.get(i)
-    if stored is not None and stored.cosine >= threshold and (best is None or stored.cosine > best.cosine):
-        best = stored
-    return best
+        candidates += [Hit(mid, float(sim), drafts[j].content) for (j, mid), sim in zip(same, sims, strict=True)]
+    for hit in sorted(candidates, key=lambda h: -h.cosine):
+        if hit.cosine < threshold:
+            break
+        if not guard or hit.content is None or same_details(draft.content, hit.content):
+            return hit
+    return None

@@ -61,14 +61,14 @@ def test_in_batch_duplicate_strengthens_the_first() -> None:
 
 def test_stored_hits_and_existing_ids() -> None:
     p = plan([d("x", id="old"), d("y"), d("z")], [unit(1), unit(0, 1), unit(0, 0, 1)],
-             existing_ids={"old"}, hash_hits={1: "h1"}, vector_hits={2: Hit("v2", 0.95)})
+             existing_ids={"old"}, hash_hits={1: "h1"}, vector_hits={2: [Hit("v2", 0.95)]})
     assert [(r.action, r.id) for r in p.results] == [
         (WriteAction.EXISTS, "old"), (WriteAction.STRENGTHENED, "h1"), (WriteAction.STRENGTHENED, "v2")]
     assert p.creates == []
 
 
 def test_below_threshold_creates_and_dedupe_off_always_creates() -> None:
-    p = plan([d("y")], [unit(1)], vector_hits={0: Hit("v", 0.89)})
+    p = plan([d("y")], [unit(1)], vector_hits={0: [Hit("v", 0.89)]})
     assert p.results[0].action == WriteAction.CREATED
     p = plan([d("y"), d("y")], [unit(1), unit(1)], hash_hits={0: "h"}, dedupe=False)
     assert [r.action for r in p.results] == [WriteAction.CREATED, WriteAction.CREATED]
@@ -76,7 +76,7 @@ def test_below_threshold_creates_and_dedupe_off_always_creates() -> None:
 
 def test_provenance_goes_to_the_resolved_memory() -> None:
     p = plan([d("y", entities=("Bob",), derived_from=("t1",), task_id="task", source="s", id="mine")], [unit(1)],
-             vector_hits={0: Hit("v", 0.99)})
+             vector_hits={0: [Hit("v", 0.99)]})
     assert p.entity_rows[0]["memory_id"] == "v"
     assert p.derived_rows[0] == {"memory_id": "v", "target_id": "t1", "at": NOW}
     assert p.task_rows[0]["memory_id"] == "v"
@@ -118,3 +118,13 @@ def test_replay_rules() -> None:
     with pytest.raises(ValidationError):
         key_id("ns", "x" * 200)
     assert key_id("ns", "abc") == "ns:abc"
+
+
+def test_guard_skips_a_candidate_with_other_details_and_takes_the_next() -> None:
+    hits = [Hit("berlin", 0.97, "Dave moved to Berlin in 2021"), Hit("paris", 0.95, "Dave moved to Paris in 2020")]
+    p = plan([d("Dave moved to Paris in 2020.")], [unit(1)], vector_hits={0: hits})
+    assert (p.results[0].action, p.results[0].id) == (WriteAction.STRENGTHENED, "paris")
+    p = plan([d("Dave moved to Rome in 2020.")], [unit(1)], vector_hits={0: hits})
+    assert p.results[0].action == WriteAction.CREATED
+    p = plan([d("Dave moved to Rome in 2020.")], [unit(1)], vector_hits={0: hits}, guard=False)
+    assert p.results[0].id == "berlin"
