@@ -67,7 +67,7 @@ GOAL = 0.70
 # --- the facts --------------------------------------------------------------------------------------------
 # ~30 sentence shapes about a person (first x last name), filled from vocabularies of places, jobs, foods,
 # dates and so on. Two facts of one shape always differ in a slot other than names, dates and numbers (see
-# _WEAK): with MiniLM, pairs that differ only in those sit at cosine 0.97-0.99, above the 0.92 dedupe threshold.
+# _WEAK): with MiniLM, pairs that differ only in those sit at cosine 0.97-0.99, above any dedupe threshold.
 
 def _words(text: str) -> tuple[str, ...]:
     return tuple(text.split())
@@ -339,6 +339,21 @@ def _fill(template: str, rng: random.Random) -> tuple[str, tuple[str, ...]]:
 
 
 
+_CLOSE = frozenset(t for t in TEMPLATES if t.startswith((
+    "According to {p}, the {brand}", "{p} fixed the {bug}", "{p} writes {proglang}", "{p}'s resting heart",
+    "{p} has been vegetarian",
+)))
+"""Templates with a long fixed part, where facts one value apart still reach cosine 0.92-0.97 (measured)."""
+
+
+def _taken_keys(key: tuple[str, ...]) -> set[tuple[str, ...]]:
+    """What a fact rules out: its key, or for a ``_CLOSE`` template every key at most one value away."""
+    template, values = key[0], key[1:]
+    if template not in _CLOSE:
+        return {key}
+    return {(template, str(i), *values[:i], *values[i + 1:]) for i in range(len(values))}
+
+
 _ARTICLE = re.compile(r"\ba (?=[aeiouAEIO])")  # "a Oura ring" -> "an Oura ring"; "a UX researcher" stays
 
 
@@ -346,11 +361,12 @@ def facts(n: int, *, seed: int = 7) -> list[str]:
     """``n`` distinct facts of 8-25 words, the same for the same ``n`` and ``seed``."""
     rng = random.Random(seed)
     out: list[str] = []
-    keys: set[tuple[str, ...]] = set()
+    taken: set[tuple[str, ...]] = set()
     misses = 0
     while len(out) < n:
         text, key = _fill(rng.choice(TEMPLATES), rng)
-        if key in keys:
+        partial = _taken_keys(key)
+        if not partial.isdisjoint(taken):
             misses += 1
             if misses > 50 * n + 10_000:
                 raise ValueError(f"cannot make {n} distinct facts from these templates (got {len(out)})")
@@ -359,7 +375,7 @@ def facts(n: int, *, seed: int = 7) -> list[str]:
         words = len(text.split())
         if not 8 <= words <= 25:
             raise AssertionError(f"fact of {words} words: {text!r}")
-        keys.add(key)
+        taken |= partial
         out.append(text)
     return out
 
@@ -601,6 +617,7 @@ async def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j |
         await migrate(store, embedding_dim=embedding_dimension(settings))
         report["neo4j_server"] = await neo4j_server_version(store)
         service = MemoryService(store, embedder, settings)
+        threshold = service.threshold
         warm_ns = f"{args.namespace}-warmup"
         try:
             await ingest(service, store, drafts(warm_texts, warm_ns), warm_ns, clock)  # plans cached, JIT warm
@@ -642,13 +659,13 @@ async def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j |
         "ingest_memories_per_s": median(ingest_rates), "ingest_memories_per_s_rounds": ingest_rates,
         "ratio_ingest_to_embed_only": round(ratio, 3), "goal": GOAL, "goal_met": ratio >= GOAL,
         "created": rounds[0]["created"], "strengthened": rounds[0]["strengthened"], "exists": rounds[0]["exists"],
-        "near_duplicates_in_texts": near_duplicates(np.concatenate(vectors), settings.dedupe_threshold),
+        "near_duplicates_in_texts": near_duplicates(np.concatenate(vectors), threshold),
         "ingest_rounds": rounds,
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "neo4j_jvm_peak_rss_mib": jvm_peak_rss_mib(server),
         **report,
         "embedder": settings.embedder, "embedding_model": settings.embedding_model,
-        "dedupe_threshold": settings.dedupe_threshold,
+        "dedupe_threshold": threshold, "dedupe_guard": settings.dedupe_guard,
         "neo4j_uri": "throwaway local" if server else settings.neo4j_uri,
         "python": platform.python_version(), "neo4j_driver": package_version("neo4j"),
         "neo4j_rust_ext": package_version("neo4j-rust-ext"), "torch": package_version("torch"),

@@ -50,6 +50,16 @@ class Settings(BaseSettings):
     embed_base_url: str | None = None
     embed_api_key: SecretStr | None = None
 
+    # --- LLM (any OpenAI-compatible server) ------------------------------------------------------------
+    llm_base_url: str | None = None
+    """e.g. http://127.0.0.1:8088/v1 (scripts/llm-server.sh); None: no LLM, LLM rerank falls back to formula."""
+    llm_model: str = "qwen2.5-coder-1.5b-instruct"
+    llm_api_key: SecretStr = SecretStr("not-needed")
+    llm_timeout_s: float = Field(default=60.0, gt=0)
+    llm_structured_output: Literal["json_schema", "json_object_schema"] = "json_object_schema"
+    """How to ask for JSON: OpenAI's json_schema, or llama.cpp's {"type": "json_object", "schema": ...}."""
+    rerank_timeout_s: float = Field(default=8.0, gt=0)
+
     # --- writes -------------------------------------------------------------------------------------
     dedupe_threshold: float | None = Field(default=None, gt=0.0, le=1.0)
     """Cosine similarity at or above which a new memory may strengthen an active one of the same namespace and

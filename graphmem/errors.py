@@ -11,6 +11,9 @@ Errors from lower libraries (neo4j, openai, subprocess) are translated into thes
     │   ├── StoreUnavailableError    Neo4j unreachable, connection dropped, server stopped
     │   └── SchemaMismatchError      the database schema does not fit the configuration
     ├── EmbeddingError               the embedding model or server failed, or answered nonsense
+    ├── LLMError                     the LLM could not give a usable answer
+    │   ├── LLMUnavailableError      unreachable, timed out, 429/5xx after retries
+    │   └── LLMOutputError           the answer is not the JSON asked for (after the repair retry)
     └── LocalNeo4jError              the local server manager failed
         ├── JavaNotFoundError        no java, or a version below 17
         ├── MavenNotFoundError       no mvn on PATH
@@ -64,6 +67,18 @@ class SchemaMismatchError(StoreError):
 
 class EmbeddingError(GraphmemError):
     code = "EMBEDDING_ERROR"
+
+
+class LLMError(GraphmemError):
+    code = "LLM_ERROR"
+
+
+class LLMUnavailableError(LLMError):
+    code = "UNAVAILABLE"
+
+
+class LLMOutputError(LLMError):
+    code = "LLM_BAD_OUTPUT"
 
 
 class LocalNeo4jError(GraphmemError):

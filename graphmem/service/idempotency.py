@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from graphmem.config import Settings
 from graphmem.errors import ConflictError, ValidationError
 from graphmem.models import utcnow
+from graphmem.retrieval.cache import NamespaceVersions
 from graphmem.store import Step, Store
 
 MAX_REQUEST_ID = 128
@@ -53,9 +54,18 @@ def replayed_result(key_row: dict[str, Any], digest: str, request_id: str) -> st
 class IdempotentWriter:
     """Base of the services: runs a logical write as one transaction, guarded by an optional request id."""
 
-    def __init__(self, store: Store, settings: Settings) -> None:
+    def __init__(self, store: Store, settings: Settings, versions: NamespaceVersions | None = None) -> None:
         self.store = store
         self.settings = settings
+        self.versions = versions or NamespaceVersions()
+        """Bumped after every write, so cached searches of that namespace are dropped."""
+
+    async def _write(self, namespace: str | None, steps: Sequence[Step]) -> list[list[dict[str, Any]]]:
+        """A plain one-transaction write (no request id) that invalidates the namespace's cached searches."""
+        try:
+            return await self.store.write(steps)
+        finally:
+            self.versions.bump(namespace)
 
     async def _apply(
         self, namespace: str, request_id: str | None, operation: str, payload: Any,
@@ -63,12 +73,15 @@ class IdempotentWriter:
     ) -> tuple[str, bool]:
         """Run ``steps`` in one transaction, guarded by the request id. Returns (result_json, replayed)."""
         if request_id is None:
-            await self.store.write(steps)
+            await self._write(namespace, steps)
             return result_json, False
         digest = payload_hash(operation, payload)
         ttl = timedelta(seconds=self.settings.idempotency_ttl_s)
         claim = claim_step(key_id(namespace, request_id), digest, result_json, utcnow(), ttl)
-        results, key = await self.store.write_once(claim, steps)
+        try:
+            results, key = await self.store.write_once(claim, steps)
+        finally:
+            self.versions.bump(namespace)
         if results is None:
             return replayed_result(key, digest, request_id), True
         return result_json, False

@@ -22,6 +22,7 @@ from graphmem.models import (
     WriteResult,
     utcnow,
 )
+from graphmem.retrieval.cache import NamespaceVersions
 from graphmem.service.dedupe import dedupe_threshold
 from graphmem.service.idempotency import IdempotentWriter
 from graphmem.service.planning import (
@@ -56,10 +57,11 @@ def parse_items(model: type[T], raw: Sequence[Mapping[str, Any]]) -> list[T]:
 class MemoryService(IdempotentWriter):
     """Validates, embeds (before any transaction), plans, and writes through the store in one transaction."""
 
-    def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
-        super().__init__(store, settings)
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings,
+                 versions: NamespaceVersions | None = None) -> None:
+        super().__init__(store, settings, versions)
         self.embedder = embedder
-        self.tasks = TaskService(store, settings)
+        self.tasks = TaskService(store, settings, self.versions)
 
     @property
     def threshold(self) -> float:
@@ -181,7 +183,7 @@ class MemoryService(IdempotentWriter):
 
     async def unrelate(self, namespace: str, source_id: str, target_id: str, type_: str) -> bool:
         rel = Relation(source_id=source_id, target_id=target_id, type=type_)  # type: ignore[arg-type]
-        (rows,) = await self.store.write([Step("relation/unrelate", {
+        (rows,) = await self._write(namespace, [Step("relation/unrelate", {
             "source_id": rel.source_id, "target_id": rel.target_id, "type": rel.type.value, "namespace": namespace})])
         return bool(rows[0]["removed"])
 
@@ -196,7 +198,7 @@ class MemoryService(IdempotentWriter):
                                       "tags": tuple(tags) if tags is not None else None}.items() if v is not None}
         (checked,) = parse_items(Memory, [{**current.model_dump(), **changes}])  # validators on the new values
         embedding = (await self.embed([checked.content]))[0] if content is not None else None
-        (rows,) = await self.store.write([Step("memory/update", {
+        (rows,) = await self._write(namespace, [Step("memory/update", {
             "id": memory_id, "namespace": namespace, "content": content, "embedding": embedding,
             "content_hash": content_hash(checked.content) if content is not None else None,
             "tags": list(checked.tags) if tags is not None else None,
@@ -210,7 +212,7 @@ class MemoryService(IdempotentWriter):
     async def _set_status(self, namespace: str, ids: Sequence[str], allowed: Sequence[MemoryStatus],
                           to: MemoryStatus) -> list[str]:
         check_namespace_arg(namespace)
-        (rows,) = await self.store.write([Step("memory/set_status", {
+        (rows,) = await self._write(namespace, [Step("memory/set_status", {
             "ids": list(ids), "namespace": namespace, "from": [s.value for s in allowed], "to": to.value,
             "at": utcnow()})])
         return [r["id"] for r in rows]
@@ -226,11 +228,11 @@ class MemoryService(IdempotentWriter):
     async def purge_memories(self, namespace: str, ids: Sequence[str]) -> int:
         """Remove soft-deleted memories for good (active ones are refused: delete them first)."""
         check_namespace_arg(namespace)
-        (rows,) = await self.store.write([Step("memory/purge", {"ids": list(ids), "namespace": namespace})])
+        (rows,) = await self._write(namespace, [Step("memory/purge", {"ids": list(ids), "namespace": namespace})])
         return int(rows[0]["purged"])
 
     async def sweep_expired(self, limit: int = 10_000) -> int:
-        (rows,) = await self.store.write([Step("memory/sweep_expired", {"now": utcnow(), "limit": limit})])
+        (rows,) = await self._write(None, [Step("memory/sweep_expired", {"now": utcnow(), "limit": limit})])
         return int(rows[0]["swept"])
 
     # --- reads ----------------------------------------------------------------------------------

@@ -71,7 +71,7 @@ class TaskService(IdempotentWriter):
 
     async def end(self, namespace: str, task_id: str, *, outcome: str | None = None) -> Task:
         check_namespace_arg(namespace)
-        (rows,) = await self.store.write([Step("task/end", {
+        (rows,) = await self._write(namespace, [Step("task/end", {
             "id": task_id, "namespace": namespace, "outcome": outcome, "at": utcnow()})])
         if not rows:
             raise NotFoundError(f"task {task_id!r} not found in {namespace!r}")

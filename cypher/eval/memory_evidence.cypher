@@ -1,0 +1,8 @@
+// Evaluation: the turns each given memory reaches over its provenance (DERIVED_FROM, 1 to 3 edges: a turn
+// memory or an observation directly, a memory distilled from memories through them).
+// Parameters: $ids (list of memory ids), $namespaces (list). Returns: id, turns (list of Turn ids, maybe empty);
+// ids that name no memory of those namespaces return no row.
+UNWIND $ids AS id
+MATCH (m:Memory {id: id}) WHERE m.namespace IN $namespaces
+OPTIONAL MATCH (m)-[:DERIVED_FROM*1..3]->(t:Turn)
+RETURN m.id AS id, collect(DISTINCT t.id) AS turns

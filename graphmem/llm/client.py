@@ -1,0 +1,97 @@
+"""One client for any OpenAI-compatible chat endpoint: structured JSON output, retries, counting."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+
+import openai
+import pydantic
+from openai.types.chat import ChatCompletion
+
+from graphmem.config import Settings
+from graphmem.errors import ConfigError, LLMOutputError, LLMUnavailableError
+from graphmem.llm.parse import parse_output
+
+M = TypeVar("M", bound=pydantic.BaseModel)
+RETRYABLE = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
+
+
+@dataclass
+class Usage:
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    failures: int = 0
+
+
+class LLMClient:
+    def __init__(self, settings: Settings, *, http_client: Any = None,
+                 max_retries: int = 2) -> None:
+        if not settings.llm_base_url:
+            raise ConfigError("no LLM configured: set GRAPHMEM_LLM_BASE_URL (e.g. http://127.0.0.1:8088/v1)")
+        self.settings = settings
+        self.model = settings.llm_model
+        self.max_retries = max_retries
+        self.usage = Usage()
+        self._client = openai.AsyncOpenAI(
+            base_url=settings.llm_base_url, api_key=settings.llm_api_key.get_secret_value(),
+            timeout=settings.llm_timeout_s, max_retries=0, http_client=http_client,
+        )
+
+    async def close(self) -> None:
+        await self._client.close()
+
+    def response_format(self, model: type[pydantic.BaseModel]) -> dict[str, Any]:
+        schema = model.model_json_schema()
+        if self.settings.llm_structured_output == "json_schema":
+            return {"type": "json_schema", "json_schema": {"name": model.__name__, "schema": schema}}
+        return {"type": "json_object", "schema": schema}
+
+    async def complete_json(self, system: str, user: str, output: type[M], *, timeout: float | None = None,
+                            max_tokens: int = 1024, repair: bool = True) -> M:
+        """Ask for JSON fitting ``output``; one repair retry on bad output, then LLMOutputError."""
+        messages: list[dict[str, str]] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        text = await self._chat(messages, output, timeout, max_tokens)
+        try:
+            return parse_output(text, output)
+        except LLMOutputError as first:
+            if not repair:
+                raise
+            messages += [{"role": "assistant", "content": text},
+                         {"role": "user", "content": f"That answer was not valid: {first}. Reply again with only "
+                                                     f"the JSON object, fitting this schema: "
+                                                     f"{json.dumps(output.model_json_schema())}"}]
+            return parse_output(await self._chat(messages, output, timeout, max_tokens), output)
+
+    async def _chat(self, messages: list[dict[str, str]], output: type[pydantic.BaseModel], timeout: float | None,
+                    max_tokens: int) -> str:
+        delay = 0.5
+        for attempt in range(self.max_retries + 1):
+            try:
+                self.usage.calls += 1
+                request: dict[str, Any] = {
+                    "model": self.model, "messages": messages, "response_format": self.response_format(output),
+                    "temperature": 0.0, "max_tokens": max_tokens, "timeout": timeout or self.settings.llm_timeout_s,
+                }
+                response = cast(ChatCompletion, await self._client.chat.completions.create(**request))
+            except RETRYABLE as exc:
+                self.usage.failures += 1
+                if attempt == self.max_retries:
+                    raise LLMUnavailableError(f"LLM at {self.settings.llm_base_url} failed: {exc}") from exc
+                await asyncio.sleep(delay * (1 + random.random()))
+                delay *= 2
+                continue
+            except openai.APIStatusError as exc:
+                self.usage.failures += 1
+                raise LLMUnavailableError(f"LLM refused the request ({exc.status_code}): {exc.message}") from exc
+            if response.usage:
+                self.usage.prompt_tokens += response.usage.prompt_tokens
+                self.usage.completion_tokens += response.usage.completion_tokens
+            if not response.choices:
+                raise LLMOutputError("the LLM answered with no choices")
+            return response.choices[0].message.content or ""
+        raise AssertionError("unreachable")

@@ -1,0 +1,224 @@
+"""The retrieval pipeline: seeds -> fusion -> relation expansion -> rerank, every result explained."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from graphmem.config import Settings
+from graphmem.embed import Embedder
+from graphmem.errors import GraphmemError, ValidationError
+from graphmem.llm import LLMClient
+from graphmem.models import Memory, check_namespace, utcnow
+from graphmem.retrieval.access import AccessRecorder
+from graphmem.retrieval.cache import NamespaceVersions, ResultCache
+from graphmem.retrieval.expansion import Activation, Edge, ExpansionConfig, seed_state, spread_hop
+from graphmem.retrieval.formula import FormulaWeights, formula_score
+from graphmem.retrieval.fusion import fuse
+from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
+from graphmem.retrieval.types import (
+    Channel,
+    RerankMode,
+    ScoreParts,
+    SearchOptions,
+    SearchResponse,
+    SearchResult,
+)
+from graphmem.store import Store
+from graphmem.store.records import memory_from_map
+from graphmem.store.store import FULLTEXT_INDEX, VECTOR_INDEX, lucene_escape
+
+MAX_QUERY_CHARS = 2000
+EXPAND_TYPES = ["RELATES_TO", "CAUSES", "PART_OF", "IS_A", "SUPPORTS", "CONTRADICTS", "SUPERSEDES", "FOLLOWS",
+                "SIMILAR_TO", "DERIVED_FROM", "MERGED_INTO", "ABOUT"]
+FRONTIER_LIMIT = 40
+FANOUT = 25
+LLM_CANDIDATES = 20
+
+
+class RetrievalService:
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings, llm: LLMClient | None = None, *,
+                 versions: NamespaceVersions | None = None, recorder: AccessRecorder | None = None,
+                 weights: FormulaWeights | None = None, expansion: ExpansionConfig | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self.reranker: Reranker | None = (
+            LLMReranker(llm, timeout_s=settings.rerank_timeout_s) if llm is not None else None)
+        self.versions = versions or NamespaceVersions()
+        self.cache: ResultCache[SearchResponse] = ResultCache(self.versions)
+        self.recorder = recorder
+        self.weights = weights or FormulaWeights()
+        self.expansion = expansion or ExpansionConfig()
+
+    async def search(self, query: str, options: SearchOptions) -> SearchResponse:
+        query = " ".join(query.split())
+        if not query:
+            raise ValidationError("empty query", field="query")
+        if len(query) > MAX_QUERY_CHARS:
+            raise ValidationError(f"query longer than {MAX_QUERY_CHARS} chars", field="query")
+        for ns in options.namespaces:
+            try:
+                check_namespace(ns)
+            except ValueError as exc:
+                raise ValidationError(str(exc), field="namespaces") from None
+        key = (query, options.model_dump_json())
+        if (hit := self.cache.get(key, options.namespaces)) is not None:
+            self._record(hit)
+            return hit.model_copy(update={"cached": True})
+        response = await self._search(query, options)
+        self.cache.put(key, options.namespaces, response)
+        self._record(response)
+        return response
+
+    def _record(self, response: SearchResponse) -> None:
+        if self.recorder is not None:
+            self.recorder.record([r.memory.id for r in response.results])
+
+    async def _search(self, query: str, options: SearchOptions) -> SearchResponse:
+        timings: dict[str, float] = {}
+        started = t0 = time.perf_counter()
+        now = utcnow()
+        qvec = await asyncio.to_thread(self.embedder.embed_query, query)
+        t1 = time.perf_counter()
+        timings["embed"] = (t1 - t0) * 1000
+        filters = self._filters(options, now)
+        channel_scores = await self._seeds(query, qvec, options, filters)
+        seeds = fuse(options.fusion, channel_scores, options.channel_weights)
+        t2 = time.perf_counter()
+        timings["seeds"] = (t2 - t1) * 1000
+        state, keys = await self._expand(seeds, options, filters)
+        candidates = await self._candidates(seeds, state, keys, options)
+        t3 = time.perf_counter()
+        timings["expand"] = (t3 - t2) * 1000
+        results, mode, reason = await self._rank(query, qvec, candidates, channel_scores, seeds, state, keys,
+                                                 options, now)
+        t4 = time.perf_counter()
+        timings["rerank"] = (t4 - t3) * 1000
+        timings["total"] = (t4 - started) * 1000
+        return SearchResponse(query=query, results=tuple(results[: options.k]), rerank=mode, fallback_reason=reason,
+                              timings_ms={k: round(v, 3) for k, v in timings.items()})
+
+    @staticmethod
+    def _filters(options: SearchOptions, now: Any) -> dict[str, Any]:
+        statuses = [s.value for s in options.statuses]
+        if options.as_of is not None:  # history: what was valid then, whatever happened since (but deletes)
+            statuses = ["active", "superseded", "archived"]
+        return {"namespaces": list(options.namespaces), "statuses": statuses,
+                "kinds": [k.value for k in options.kinds] if options.kinds else None, "now": now,
+                "as_of": options.as_of, "after": options.created_after, "before": options.created_before}
+
+    async def _seeds(self, query: str, qvec: list[float], options: SearchOptions,
+                     filters: dict[str, Any]) -> dict[Channel, dict[str, float]]:
+        limit = options.seed_k
+        calls: dict[Channel, Any] = {}
+        for channel in dict.fromkeys(options.channels):
+            if channel is Channel.VECTOR:
+                calls[channel] = self.store.read("retrieval/seed_vector", index=VECTOR_INDEX, embedding=qvec,
+                                                 oversample=limit * 4, limit=limit, **filters)
+            elif channel is Channel.FULLTEXT:
+                escaped = lucene_escape(query)
+                if escaped.strip():
+                    calls[channel] = self.store.read("retrieval/seed_fulltext", index=FULLTEXT_INDEX,
+                                                     query=escaped, oversample=limit * 4, limit=limit, **filters)
+            elif channel is Channel.RECENCY:
+                calls[channel] = self.store.read("retrieval/seed_recency", limit=limit, **filters)
+            elif channel is Channel.POPULARITY:
+                calls[channel] = self.store.read("retrieval/seed_popularity", limit=limit, **filters)
+        rows = await asyncio.gather(*calls.values())
+        return {c: {r["id"]: float(r["score"]) for r in result} for c, result in zip(calls, rows, strict=True)}
+
+    async def _expand(self, seeds: dict[str, float], options: SearchOptions,
+                      filters: dict[str, Any]) -> tuple[dict[str, Activation], dict[str, str]]:
+        """Activation per node key (element id), and the memory id of every Memory key seen."""
+        if options.hops == 0 or not seeds:
+            return {}, {}
+        rows = await self.store.read("retrieval/seed_keys", ids=list(seeds))
+        keys = {r["key"]: r["id"] for r in rows}
+        degree = {r["key"]: int(r["degree"]) for r in rows}
+        frontier = {r["key"]: seeds[r["id"]] for r in rows}
+        state = seed_state(frontier)
+        config = ExpansionConfig(hops=options.hops, decay=self.expansion.decay,
+                                 degree_beta=self.expansion.degree_beta, type_weights=self.expansion.type_weights)
+        for hop in range(1, options.hops + 1):
+            top = dict(sorted(frontier.items(), key=lambda kv: -kv[1])[:FRONTIER_LIMIT])
+            edges_rows = await self.store.read("retrieval/expand_hop", frontier=list(top), types=EXPAND_TYPES,
+                                               fanout=FANOUT, **filters)
+            edges = []
+            for r in edges_rows:
+                degree[r["from_key"]] = int(r["from_degree"])
+                if r["to_label"] == "Memory":
+                    keys[r["to_key"]] = r["dst_id"] if r["to_key"] == r["dst"] else r["src_id"]
+                edges.append(Edge(r["src"], r["dst"], r["type"], float(r["weight"]), r["src_id"], r["dst_id"]))
+            frontier = spread_hop(state, top, edges, degree, config, hop)
+        return state, keys
+
+    async def _candidates(self, seeds: dict[str, float], state: dict[str, Activation], keys: dict[str, str],
+                          options: SearchOptions) -> dict[str, tuple[Memory, list[float]]]:
+        expanded = sorted(((a.value, keys[k]) for k, a in state.items() if k in keys and keys[k] not in seeds),
+                          reverse=True)[: options.expand_limit]
+        ids = list(seeds) + [i for _, i in expanded]
+        rows = await self.store.read("retrieval/candidates", ids=ids)
+        return {r["memory"]["id"]: (memory_from_map(r["memory"]), r["embedding"] or []) for r in rows}
+
+    async def _rank(self, query: str, qvec: list[float], candidates: dict[str, tuple[Memory, list[float]]],
+                    channel_scores: dict[Channel, dict[str, float]], seeds: dict[str, float],
+                    state: dict[str, Activation], keys: dict[str, str], options: SearchOptions,
+                    now: Any) -> tuple[list[SearchResult], RerankMode, str | None]:
+        by_id = {mid: state[k] for k, mid in keys.items() if k in state}
+        ids = list(candidates)
+        if not ids:
+            return [], options.rerank, None
+        q = np.asarray(qvec, dtype=np.float32)
+        cos = {i: float(np.asarray(candidates[i][1], dtype=np.float32) @ q) if candidates[i][1] else 0.0
+               for i in ids}
+        ranks = {c: {i: r for r, i in enumerate(sorted(s, key=lambda x: -s[x]), 1)} for c, s in channel_scores.items()}
+        results: dict[str, SearchResult] = {}
+        for i in ids:
+            memory = candidates[i][0]
+            act = by_id.get(i)
+            fused = seeds.get(i, 0.0)
+            received = (act.value - fused) if act else 0.0
+            inherited = self._inherited(act, cos, keys) if act and act.path else 0.0
+            similarity = max(cos[i], inherited)
+            formula, rec, freq = formula_score(similarity, memory.created_at, memory.access_count,
+                                               memory.confidence, options.as_of or now, self.weights)
+            parts = ScoreParts(
+                channels={c.value: round(s[i], 6) for c, s in channel_scores.items() if i in s},
+                ranks={c.value: r[i] for c, r in ranks.items() if i in r},
+                fused=round(fused, 6), expansion=round(received, 6), similarity=round(similarity, 6),
+                recency=round(rec, 6), frequency=round(freq, 6), confidence=memory.confidence,
+                rerank=round(formula, 6) if options.rerank is not RerankMode.NONE else None,
+            )
+            base = fused + received if options.rerank is RerankMode.NONE else formula
+            results[i] = SearchResult(memory=memory, score=round(base, 6), parts=parts,
+                                      path=act.path if act and i not in seeds else (),
+                                      seed_id=keys.get(act.seed) if act and act.seed and i not in seeds else None)
+        ordered = sorted(results.values(), key=lambda r: (-r.score, r.memory.id))
+        if options.rerank is not RerankMode.LLM:
+            return ordered, options.rerank, None
+        if self.reranker is None:
+            return ordered, RerankMode.FORMULA, "no LLM configured"
+        head = ordered[:LLM_CANDIDATES]
+        try:
+            scores = dict(await self.reranker.rank(query, [(r.memory.id, r.memory.content) for r in head]))
+        except (GraphmemError, TimeoutError) as exc:
+            return ordered, RerankMode.FORMULA, f"LLM rerank failed: {exc.__class__.__name__}: {exc}"[:300]
+        reranked = [r.model_copy(update={"score": round(scores[r.memory.id], 6),
+                                         "parts": r.parts.model_copy(update={"rerank": scores[r.memory.id]})})
+                    for r in head]
+        reranked.sort(key=lambda r: (-r.score, -(r.parts.similarity), r.memory.id))
+        return reranked + ordered[LLM_CANDIDATES:], RerankMode.LLM, None
+
+    def _inherited(self, act: Activation, cos: dict[str, float], keys: dict[str, str]) -> float:
+        """Relevance passed down the path: the seed's cosine times each edge's type and edge weight."""
+        seed_id = keys.get(act.seed or "")
+        value = cos.get(seed_id or "", 0.0)
+        for step in act.path:
+            value *= self.expansion.type_weights.get(step.type, 0.0) * step.weight
+        return max(value, 0.0) if math.isfinite(value) else 0.0
+

@@ -1,0 +1,110 @@
+"""Search options and results: small config objects and enums, not boolean flags."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphmem.models import Memory, MemoryKind, MemoryStatus
+
+
+class Channel(StrEnum):
+    """Seed channels."""
+
+    VECTOR = "vector"  # native vector index
+    FULLTEXT = "fulltext"  # BM25 over content and tags
+    RECENCY = "recency"  # newest memories
+    POPULARITY = "popularity"  # most accessed memories
+
+
+class Fusion(StrEnum):
+    RRF = "rrf"  # reciprocal rank fusion
+    WEIGHTED = "weighted"  # weighted sum of min-max normalised channel scores
+
+
+class RerankMode(StrEnum):
+    LLM = "llm"  # listwise, one LLM call; falls back to formula on timeout or bad output
+    FORMULA = "formula"  # similarity, time decay, access frequency, confidence
+    NONE = "none"  # keep the fused/expanded order
+
+
+class SearchOptions(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    namespaces: tuple[str, ...] = Field(min_length=1, max_length=16)
+    k: int = Field(default=10, ge=1, le=200)
+    kinds: tuple[MemoryKind, ...] | None = None
+    channels: tuple[Channel, ...] = (Channel.VECTOR, Channel.FULLTEXT, Channel.RECENCY, Channel.POPULARITY)
+    channel_weights: dict[Channel, float] = Field(default_factory=lambda: {
+        Channel.VECTOR: 1.0, Channel.FULLTEXT: 0.7, Channel.RECENCY: 0.15, Channel.POPULARITY: 0.1})
+    fusion: Fusion = Fusion.RRF
+    seed_k: int = Field(default=30, ge=1, le=500)
+    """How many candidates each seed channel contributes."""
+    hops: int = Field(default=1, ge=0, le=3)
+    """Relation expansion depth (0: none)."""
+    expand_limit: int = Field(default=50, ge=0, le=1000)
+    rerank: RerankMode = RerankMode.FORMULA
+    statuses: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE,)
+    """Which statuses may be returned; the default hides superseded, archived and deleted memories."""
+    as_of: datetime | None = None
+    """Show what was valid then: valid_from <= as_of < valid_until (any status but deleted)."""
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+
+
+class PathStep(BaseModel):
+    """One edge of the path that reached a result: ``source -[type]-> target``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source_id: str
+    target_id: str
+    type: str
+    weight: float = 1.0
+
+
+class ScoreParts(BaseModel):
+    """Why a result is where it is."""
+
+    model_config = ConfigDict(frozen=True)
+
+    channels: dict[str, float] = Field(default_factory=dict)
+    """Per seed channel: that channel's own score (cosine for vector, BM25 for full text, ...)."""
+    ranks: dict[str, int] = Field(default_factory=dict)
+    """Per seed channel: 1-based rank."""
+    fused: float = 0.0
+    expansion: float = 0.0
+    """Activation received over edges (0 for a seed reached directly)."""
+    similarity: float = 0.0
+    """Cosine similarity to the query (used by the formula)."""
+    recency: float = 0.0
+    frequency: float = 0.0
+    confidence: float = 0.0
+    rerank: float | None = None
+    """The reranker's own score (formula or LLM)."""
+
+
+class SearchResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    memory: Memory
+    score: float
+    parts: ScoreParts
+    path: tuple[PathStep, ...] = ()
+    """Empty for a seed; else the edges from the seed that reached this memory."""
+    seed_id: str | None = None
+
+
+class SearchResponse(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    results: tuple[SearchResult, ...]
+    rerank: RerankMode
+    """The reranker actually used (``formula`` when ``llm`` fell back)."""
+    fallback_reason: str | None = None
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    """Per stage: embed, seeds, expand, rerank, total."""
+    cached: bool = False

@@ -1,0 +1,131 @@
+"""Retrieval on small hand-built graphs in the real Neo4j, with the real embedder."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import timedelta
+
+import pytest
+
+from graphmem.errors import ValidationError
+from graphmem.models import MemoryDraft, MemoryKind, MemoryStatus, Relation, RelationType, utcnow
+from graphmem.retrieval import Channel, RerankMode, RetrievalService, SearchOptions
+from graphmem.retrieval.access import AccessRecorder
+from graphmem.service import MemoryService
+from graphmem.store import Step, Store
+
+
+@pytest.fixture
+async def retrieval(service: MemoryService) -> AsyncIterator[RetrievalService]:
+    recorder = AccessRecorder(service.store, flush_every_s=3600)
+    yield RetrievalService(service.store, service.embedder, service.settings, versions=service.versions,
+                           recorder=recorder)
+
+
+async def write(service: MemoryService, ns: str, *contents: str, **kw: object) -> list[str]:
+    drafts = [MemoryDraft(namespace=ns, kind=MemoryKind.SEMANTIC, content=c, **kw) for c in contents]  # type: ignore[arg-type]
+    return [r.id for r in (await service.write_memories(drafts, dedupe=False)).items]
+
+
+def ids(response: object) -> list[str]:
+    return [r.memory.id for r in response.results]  # type: ignore[attr-defined]
+
+
+async def test_multi_hop_answer_only_reachable_through_an_edge(service: MemoryService, retrieval: RetrievalService,
+                                                               namespace: str) -> None:
+    falcon, orion, noise = await write(
+        service, namespace,
+        "Project Falcon stores all of its customer records in the Orion cluster.",
+        "Orion runs in the Frankfurt data centre of Hetzner.",
+        "The team lunch is on Thursdays at noon.",
+    )
+    await service.relate(namespace, [Relation(source_id=falcon, target_id=orion, type=RelationType.PART_OF)])
+    base = {"namespaces": (namespace,), "k": 3, "channels": (Channel.VECTOR,), "seed_k": 1}
+    q = "Which customer records does Project Falcon keep?"
+    flat = await retrieval.search(q, SearchOptions(**base, hops=0))  # type: ignore[arg-type]
+    assert ids(flat) == [falcon]
+    deep = await retrieval.search(q, SearchOptions(**base, hops=1))  # type: ignore[arg-type]
+    assert ids(deep)[:2] == [falcon, orion]
+    reached = deep.results[1]
+    assert reached.seed_id == falcon
+    assert [(p.source_id, p.type, p.target_id) for p in reached.path] == [(falcon, "PART_OF", orion)]
+    assert reached.parts.expansion > 0
+    assert reached.parts.similarity > 0
+    assert noise not in ids(deep)
+
+
+async def test_recency_wins_between_equal_matches(service: MemoryService, retrieval: RetrievalService,
+                                                  namespace: str) -> None:
+    now = utcnow()
+    (old,) = await write(service, namespace, "The user's preferred text editor is Vim.",
+                         created_at=now - timedelta(days=400))
+    (new,) = await write(service, namespace, "The user's preferred text editor is Emacs.", created_at=now)
+    response = await retrieval.search("Which text editor does the user prefer?",
+                                      SearchOptions(namespaces=(namespace,), k=2))
+    assert ids(response) == [new, old]
+    assert response.results[0].parts.recency > 0.99 > 0.01 > response.results[1].parts.recency
+    assert response.rerank is RerankMode.FORMULA
+
+
+async def test_superseded_fact_hidden_unless_asked(service: MemoryService, store: Store,
+                                                   retrieval: RetrievalService, namespace: str) -> None:
+    t0 = utcnow() - timedelta(days=10)
+    (paris,) = await write(service, namespace, "Dave lives in Paris.", created_at=t0)
+    (berlin,) = await write(service, namespace, "Dave lives in Berlin.")
+    await store.write([Step("test/supersede", {"old": paris, "new": berlin, "at": utcnow() - timedelta(days=1)})])
+    q = "Where does Dave live?"
+    assert ids(await retrieval.search(q, SearchOptions(namespaces=(namespace,)))) == [berlin]
+    both = await retrieval.search(q, SearchOptions(namespaces=(namespace,),
+                                                   statuses=(MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)))
+    assert set(ids(both)) == {paris, berlin}
+    then = await retrieval.search(q, SearchOptions(namespaces=(namespace,), as_of=utcnow() - timedelta(days=5)))
+    assert ids(then) == [paris]  # what was true five days ago (Berlin was not written yet)
+
+
+async def test_namespaces_do_not_leak(service: MemoryService, store: Store, retrieval: RetrievalService,
+                                      namespace: str) -> None:
+    other = namespace + "-b"
+    try:
+        (mine,) = await write(service, namespace, "Erin's locker code is 4411.")
+        (theirs,) = await write(service, other, "Erin's locker code is 9876.")
+        await store.write([Step("test/link_any", {"a": mine, "b": theirs})])  # even a stray edge must not leak
+        for hops in (0, 2):
+            response = await retrieval.search("What is Erin's locker code?",
+                                              SearchOptions(namespaces=(namespace,), hops=hops))
+            assert ids(response) == [mine]
+        both = await retrieval.search("What is Erin's locker code?", SearchOptions(namespaces=(namespace, other)))
+        assert set(ids(both)) == {mine, theirs}
+    finally:
+        await store.wipe_namespace(other)
+
+
+async def test_access_counts_cache_and_fallback(service: MemoryService, retrieval: RetrievalService,
+                                                namespace: str) -> None:
+    (a,) = await write(service, namespace, "Fran keeps bees on her roof.")
+    opts = SearchOptions(namespaces=(namespace,), k=1, rerank=RerankMode.LLM)
+    first = await retrieval.search("Who keeps bees?", opts)
+    assert first.rerank is RerankMode.FORMULA
+    assert first.fallback_reason == "no LLM configured"
+    assert not first.cached
+    second = await retrieval.search("Who keeps bees?", opts)
+    assert second.cached
+    assert ids(second) == [a]
+    assert retrieval.recorder is not None
+    assert await retrieval.recorder.flush() == 1
+    assert (await service.get_memory(namespace, a)).access_count == 2
+    (b,) = await write(service, namespace, "Fran sells honey at the market.")  # a write drops cached searches
+    third = await retrieval.search("Who keeps bees?", opts)
+    assert not third.cached
+    popular = await retrieval.search("honey", SearchOptions(namespaces=(namespace,), channels=(Channel.POPULARITY,),
+                                                            k=2, rerank=RerankMode.NONE, hops=0))
+    assert ids(popular) == [a]  # only the accessed memory is in the popularity channel
+    assert b not in ids(popular)
+
+
+async def test_bad_queries_are_refused(retrieval: RetrievalService, namespace: str) -> None:
+    with pytest.raises(ValidationError, match="empty query"):
+        await retrieval.search("   ", SearchOptions(namespaces=(namespace,)))
+    with pytest.raises(ValidationError, match="namespace"):
+        await retrieval.search("x", SearchOptions(namespaces=("Bad NS",)))
+    with pytest.raises(ValueError, match="k"):
+        SearchOptions(namespaces=(namespace,), k=0)

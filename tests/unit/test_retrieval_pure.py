@@ -1,0 +1,104 @@
+"""Fusion, expansion scoring, the formula and the result cache: pure functions."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from graphmem.retrieval.cache import NamespaceVersions, ResultCache
+from graphmem.retrieval.expansion import Edge, ExpansionConfig, spread
+from graphmem.retrieval.formula import FormulaWeights, formula_score, frequency, recency
+from graphmem.retrieval.fusion import fuse, rrf, weighted
+from graphmem.retrieval.types import Channel, Fusion
+
+V, F = Channel.VECTOR, Channel.FULLTEXT
+
+
+def test_rrf_rewards_agreement_and_respects_weights() -> None:
+    fused = rrf({V: ["a", "b", "c"], F: ["b", "d"]}, {V: 1.0, F: 1.0})
+    assert max(fused, key=fused.__getitem__) == "b"  # in both lists
+    assert math.isclose(fused["a"], 1 / 61)
+    heavy = rrf({V: ["a", "b"], F: ["b", "a"]}, {V: 2.0, F: 1.0})
+    assert heavy["a"] > heavy["b"]
+
+
+def test_weighted_fusion_normalises_each_channel() -> None:
+    fused = weighted({V: {"a": 0.9, "b": 0.5}, F: {"b": 40.0, "c": 10.0}}, {V: 1.0, F: 0.5})
+    assert fused == {"a": 1.0, "b": 0.5, "c": 0.0}
+
+
+@pytest.mark.parametrize("method", list(Fusion))
+def test_fuse_scales_the_best_to_one(method: Fusion) -> None:
+    fused = fuse(method, {V: {"a": 0.9, "b": 0.8}, F: {"b": 3.0}}, {V: 1.0, F: 1.0})
+    assert max(fused.values()) == 1.0
+    assert fused["b"] == 1.0
+    assert fuse(method, {}, {}) == {}
+
+
+def edge(s: str, t: str, type_: str = "SUPPORTS", w: float = 1.0) -> Edge:
+    return Edge(s, t, type_, w, s, t)
+
+
+def test_spreading_activation_follows_edges_with_decay_and_paths() -> None:
+    cfg = ExpansionConfig(hops=2, decay=0.5, degree_beta=0.0)
+    state = spread({"s": 1.0}, [[edge("s", "a")], [edge("a", "b", "CAUSES")]], {}, cfg)
+    assert math.isclose(state["a"].value, 0.9 * 0.5)
+    assert math.isclose(state["b"].value, 0.9 * 0.5 * 0.8 * 0.5)
+    assert [(p.source_id, p.type, p.target_id) for p in state["b"].path] == [("s", "SUPPORTS", "a"),
+                                                                            ("a", "CAUSES", "b")]
+    assert state["b"].seed == "s"
+    assert state["s"].path == ()  # a seed is its own explanation
+
+
+def test_edges_carry_activation_both_ways_and_hubs_are_damped() -> None:
+    cfg = ExpansionConfig(hops=1, decay=1.0, degree_beta=1.0)
+    state = spread({"s": 1.0}, [[edge("x", "s", "RELATES_TO"), edge("s", "y", "RELATES_TO")]], {"s": 4}, cfg)
+    assert math.isclose(state["x"].value, 0.6 / 4)  # incoming edge walked backwards, degree 4 divides
+    assert state["x"].path[0].source_id == "x"  # the path keeps the edge's real direction
+
+
+def test_unknown_edge_types_and_zero_weights_carry_nothing() -> None:
+    state = spread({"s": 1.0}, [[edge("s", "a", "MYSTERY"), edge("s", "b", "SUPPORTS", 0.0)]], {},
+                   ExpansionConfig(hops=1))
+    assert "a" not in state
+    assert "b" not in state
+
+
+def test_formula_parts() -> None:
+    now = datetime(2026, 1, 31, tzinfo=UTC)
+    w = FormulaWeights()
+    assert recency(now, now, 30) == 1.0
+    assert math.isclose(recency(now - timedelta(days=30), now, 30), 0.5)
+    assert frequency(0, 100) == 0.0
+    assert frequency(1000, 100) == 1.0
+    score, rec, freq = formula_score(0.8, now - timedelta(days=30), 0, 0.5, now, w)
+    assert math.isclose(score, 0.6 * 0.8 + 0.2 * 0.5 + 0.0 + 0.1 * 0.5)
+    newer, _, _ = formula_score(0.8, now, 0, 0.5, now, w)
+    assert newer > score
+
+
+def test_cache_invalidated_by_a_write_to_its_namespace_only() -> None:
+    versions = NamespaceVersions()
+    cache: ResultCache[str] = ResultCache(versions, ttl_s=60)
+    cache.put(("q",), ["a", "b"], "result")
+    assert cache.get(("q",), ["a", "b"]) == "result"
+    versions.bump("c")
+    assert cache.get(("q",), ["a", "b"]) == "result"
+    versions.bump("b")
+    assert cache.get(("q",), ["a", "b"]) is None
+    cache.put(("q",), ["a"], "again")
+    versions.bump(None)  # a write to every namespace (sweep)
+    assert cache.get(("q",), ["a"]) is None
+
+
+def test_cache_ttl_and_size() -> None:
+    cache: ResultCache[int] = ResultCache(NamespaceVersions(), maxsize=2, ttl_s=0.0)
+    cache.put(("a",), ["n"], 1)
+    assert cache.get(("a",), ["n"]) is None  # expired at once
+    cache = ResultCache(NamespaceVersions(), maxsize=2, ttl_s=60)
+    for i in range(3):
+        cache.put((i,), ["n"], i)
+    assert cache.get((0,), ["n"]) is None
+    assert cache.get((2,), ["n"]) == 2
