@@ -20,6 +20,7 @@ async def retrieval(service: MemoryService) -> AsyncIterator[RetrievalService]:
     recorder = AccessRecorder(service.store, flush_every_s=3600)
     yield RetrievalService(service.store, service.embedder, service.settings, versions=service.versions,
                            recorder=recorder)
+    await recorder.stop()
 
 
 async def write(service: MemoryService, ns: str, *contents: str, **kw: object) -> list[str]:

@@ -75,6 +75,8 @@ def test_formula_parts() -> None:
     assert frequency(1000, 100) == 1.0
     score, rec, freq = formula_score(0.8, now - timedelta(days=30), 0, 0.5, now, w)
     assert math.isclose(score, 0.6 * 0.8 + 0.2 * 0.5 + 0.0 + 0.1 * 0.5)
+    assert math.isclose(rec, 0.5)
+    assert freq == 0.0
     newer, _, _ = formula_score(0.8, now, 0, 0.5, now, w)
     assert newer > score
 
