@@ -70,6 +70,24 @@ def neo4j_status() -> None:
         sys.exit(1)
 
 
+@cli.command()
+@click.option("--host", default=None, help="Bind address (default GRAPHMEM_API_HOST, 127.0.0.1).")
+@click.option("--port", default=None, type=int, help="Port (default GRAPHMEM_API_PORT, 8000).")
+@click.option("--demo", is_flag=True, help="Local demo mode: requests without a token act as the demo principal.")
+def serve(host: str | None, port: int | None, demo: bool) -> None:
+    """Serve the GraphQL API (GraphiQL at /graphql), /healthz, /readyz and /metrics."""
+    import uvicorn
+
+    from graphmem.api.app import create_app
+
+    settings = Settings()
+    if demo:
+        settings = settings.model_copy(update={"demo_mode": True})
+    app = create_app(settings)
+    uvicorn.run(app, host=host or settings.api_host, port=port or settings.api_port, log_config=None,
+                access_log=False)
+
+
 @cli.group()
 def db() -> None:
     """Database maintenance."""
@@ -195,6 +213,43 @@ def eval_locomo(data: str, samples: tuple[str, ...], modes: str, sessions: int |
     Path(out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     click.echo(render(report))
     click.echo(f"\nreport written to {out}")
+
+
+@cli.group()
+def token() -> None:
+    """API tokens. Only their SHA-256 is stored; a token is shown once, when it is created."""
+
+
+def _namespace_list(value: str) -> list[str]:
+    return [ns.strip() for ns in value.split(",") if ns.strip()]
+
+
+@token.command("create")
+@click.option("--name", required=True, help="Unique name of the caller (rate-limit key, shown in logs).")
+@click.option("--read", "read_", default="", help="Comma-separated namespaces it may read.")
+@click.option("--write", default="", help="Comma-separated namespaces it may write (writing implies reading).")
+@click.option("--shared", is_flag=True, help="May read the shared namespace (GRAPHMEM_SHARED_NAMESPACE).")
+@click.option("--admin", is_flag=True, help="May read and write every namespace.")
+@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+              help="Token file to append to (created if missing). Default: GRAPHMEM_TOKENS_FILE.")
+def token_create(name: str, read_: str, write: str, shared: bool, admin: bool, path: str | None) -> None:
+    """Create a token, append its hashed entry to the token file and print the token (once) on stdout."""
+    from graphmem.errors import ConfigError
+    from graphmem.security.tokens import add_token_entry, make_entry, new_token
+
+    target = path or Settings().tokens_file
+    if target is None:
+        raise click.UsageError("give --file or set GRAPHMEM_TOKENS_FILE")
+    reads, writes = _namespace_list(read_), _namespace_list(write)
+    if not (reads or writes or shared or admin):
+        raise click.UsageError("a token needs at least one of --read, --write, --shared, --admin")
+    secret, digest = new_token()
+    try:
+        add_token_entry(target, make_entry(name, digest, read=reads, write=writes, shared=shared, admin=admin))
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(secret)
+    click.echo(f"token {name!r} added to {target}; it is shown only now, store it safely", err=True)
 
 
 def settings_dim(settings: Settings) -> int:

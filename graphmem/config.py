@@ -60,6 +60,12 @@ class Settings(BaseSettings):
     """How to ask for JSON: OpenAI's json_schema, or llama.cpp's {"type": "json_object", "schema": ...}."""
     rerank_timeout_s: float = Field(default=8.0, gt=0)
 
+    # --- API -----------------------------------------------------------------------------------------
+    api_host: str = "127.0.0.1"
+    api_port: int = Field(default=8000, ge=1, le=65535)
+    api_max_body_bytes: int = Field(default=2_000_000, gt=0)
+    log_level: str = "INFO"
+
     # --- writes -------------------------------------------------------------------------------------
     dedupe_threshold: float | None = Field(default=None, gt=0.0, le=1.0)
     """Cosine similarity at or above which a new memory may strengthen an active one of the same namespace and
@@ -70,6 +76,19 @@ class Settings(BaseSettings):
     """How far a repeat moves the existing memory's confidence towards 1 (scaled by the repeat's confidence)."""
     idempotency_ttl_s: int = Field(default=86_400, gt=0)
     max_batch_size: int = Field(default=2_000, gt=0)
+
+    # --- API security -------------------------------------------------------------------------------
+    tokens_file: Path | None = None
+    """YAML or JSON file of hashed API tokens (``graphmem token create`` appends to it)."""
+    tokens: str | None = None
+    """The same content inline (``GRAPHMEM_TOKENS``); merged with ``tokens_file``. Only hashes, never tokens."""
+    demo_mode: bool = False
+    """Requests without an Authorization header act as the ``demo`` principal (read/write ``demo_namespaces``)."""
+    demo_namespaces: tuple[str, ...] = ("demo",)
+    shared_namespace: str = "shared"
+    """Readable by every token marked ``shared``; writable only by admins and tokens that list it in ``write``."""
+    rate_limit_per_s: float = Field(default=20.0, gt=0)
+    rate_limit_burst: int = Field(default=40, gt=0)
 
     @field_validator("neo4j_heap", "neo4j_pagecache")
     @classmethod

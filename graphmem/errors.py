@@ -7,6 +7,9 @@ Errors from lower libraries (neo4j, openai, subprocess) are translated into thes
     ├── ValidationError              bad input; nothing was written (``item`` names the bad batch item)
     ├── NotFoundError                an id that does not exist (in the caller's namespace)
     ├── ConflictError                idempotency key reused with another payload, duplicate ids
+    ├── UnauthenticatedError         no bearer token, a malformed one, or one that matches no entry
+    ├── ForbiddenError               the caller may not read/write that namespace (never says if it exists)
+    ├── RateLimitedError             too many requests for this caller (``retry_after`` seconds to wait)
     ├── StoreError                   the database said no
     │   ├── StoreUnavailableError    Neo4j unreachable, connection dropped, server stopped
     │   └── SchemaMismatchError      the database schema does not fit the configuration
@@ -51,6 +54,22 @@ class NotFoundError(GraphmemError):
 
 class ConflictError(GraphmemError):
     code = "CONFLICT"
+
+
+class UnauthenticatedError(GraphmemError):
+    code = "UNAUTHENTICATED"
+
+
+class ForbiddenError(GraphmemError):
+    code = "FORBIDDEN"
+
+
+class RateLimitedError(GraphmemError):
+    code = "RATE_LIMITED"
+
+    def __init__(self, retry_after: float, message: str = "rate limit exceeded") -> None:
+        super().__init__(f"{message}; retry after {retry_after:.2f}s")
+        self.retry_after = retry_after
 
 
 class StoreError(GraphmemError):

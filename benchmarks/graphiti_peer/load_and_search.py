@@ -37,6 +37,7 @@ import contextlib
 import importlib.metadata
 import importlib.resources
 import json
+import logging
 import platform
 import random
 import statistics
@@ -55,6 +56,8 @@ from graphiti_core.embedder.client import EmbedderClient
 from graphiti_core.llm_client import LLMClient
 from graphiti_core.nodes import EntityNode
 from graphiti_core.search import search_config_recipes
+from graphiti_core.search.search_config import SearchConfig
+from graphiti_core.search.search_utils import DEFAULT_MIN_SCORE
 from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
 from graphiti_core.utils.datetime_utils import utc_now
 
@@ -131,21 +134,25 @@ class SentenceTransformerEmbedder(EmbedderClient):
 class CypherRecorder:
     """Wraps ``driver.execute_query`` (every read graphiti's search makes goes through it) to count round trips."""
 
-    calls: list[tuple[str, float]] = field(default_factory=list)
+    calls: list[tuple[str, float, int]] = field(default_factory=list)  # (statement head, seconds, rows)
 
     def install(self, driver: Neo4jDriver) -> None:
         original = driver.execute_query
 
         async def recorded(cypher_query_: Any, **kwargs: Any) -> Any:
             start = time.perf_counter()
+            rows = -1
             try:
-                return await original(cypher_query_, **kwargs)
+                result = await original(cypher_query_, **kwargs)
+                rows = len(result.records)
+                return result
             finally:
-                self.calls.append((" ".join(str(cypher_query_).split())[:90], time.perf_counter() - start))
+                head = " ".join(str(cypher_query_).split())[:90]
+                self.calls.append((head, time.perf_counter() - start, rows))
 
         driver.execute_query = recorded  # type: ignore[method-assign]
 
-    def take(self) -> list[tuple[str, float]]:
+    def take(self) -> list[tuple[str, float, int]]:
         calls, self.calls = self.calls, []
         return calls
 
@@ -201,6 +208,7 @@ def build_objects(
             episodes=[],
             created_at=now,
             valid_at=now,
+            reference_time=now,
         )
         for f, vec in zip(facts, fact_vectors, strict=True)
     ]
@@ -252,11 +260,24 @@ def make_queries(
     return [(f"{f['source']} {f['relation'].lower().replace('_', ' ')}", f["fact"]) for f in sample]
 
 
-async def run_search(graphiti: Graphiti, query: str, group_id: str, k: int, recipe: str | None) -> list[EntityEdge]:
-    if recipe is None:
-        return await graphiti.search(query, group_ids=[group_id], num_results=k)
-    config = getattr(search_config_recipes, recipe).model_copy(deep=True)
+def search_config(recipe: str | None, k: int, sim_min_score: float | None) -> SearchConfig | None:
+    """None means plain ``Graphiti.search`` (EDGE_HYBRID_SEARCH_RRF); else a private copy of the named recipe."""
+    if recipe is None and sim_min_score is None:
+        return None
+    config = getattr(search_config_recipes, recipe or "EDGE_HYBRID_SEARCH_RRF").model_copy(deep=True)
     config.limit = k
+    if sim_min_score is not None:
+        for scope in (config.edge_config, config.node_config, config.community_config):
+            if scope is not None:
+                scope.sim_min_score = sim_min_score
+    return config
+
+
+async def run_search(
+    graphiti: Graphiti, query: str, group_id: str, k: int, config: SearchConfig | None
+) -> list[EntityEdge]:
+    if config is None:
+        return await graphiti.search(query, group_ids=[group_id], num_results=k)
     return (await graphiti.search_(query, config=config, group_ids=[group_id])).edges
 
 
@@ -278,6 +299,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "graphiti_core_version": importlib.metadata.version("graphiti-core"),
         "neo4j_driver_version": importlib.metadata.version("neo4j"),
         "python": platform.python_version(),
+        "cpus": len(os.sched_getaffinity(0)),
+        "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
         "model_dir": str(model_dir),
         "embedding_dim": embedder.dim,
         "model_load_s": round(model_load_s, 3),
@@ -320,25 +343,26 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         records, _, _ = await driver.execute_query("MATCH ()-[e:RELATES_TO]->() RETURN count(e) AS c")
         result["edges_in_db"] = records[0]["c"]
 
+        config = search_config(args.recipe, args.num_results, args.sim_min_score)
         queries = make_queries(facts, args.queries, args.seed, args.queries_file)
         recorder = CypherRecorder()
         recorder.install(driver)
         rng = random.Random(args.seed + 1)
         for _ in range(args.warmup):
-            await run_search(graphiti, rng.choice(queries)[0], args.group_id, args.num_results, args.recipe)
+            await run_search(graphiti, rng.choice(queries)[0], args.group_id, args.num_results, config)
         recorder.take()
         embedder.calls, embedder.seconds = 0, 0.0
 
         latencies: list[float] = []
         embed_latencies: list[float] = []
-        cypher_per_query: list[list[tuple[str, float]]] = []
+        cypher_per_query: list[list[tuple[str, float, int]]] = []
         hits = 0
         expected = 0
         first_hit_ranks: list[int] = []
         for query, fact in queries:
             before_embed = embedder.seconds
             start = time.perf_counter()
-            found = await run_search(graphiti, query, args.group_id, args.num_results, args.recipe)
+            found = await run_search(graphiti, query, args.group_id, args.num_results, config)
             latencies.append(time.perf_counter() - start)
             embed_latencies.append(embedder.seconds - before_embed)
             cypher_per_query.append(recorder.take())
@@ -349,16 +373,19 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                     hits += 1
                     first_hit_ranks.append(facts_found.index(fact) + 1)
         round_trips = [len(c) for c in cypher_per_query]
-        cypher_sum = [sum(s for _, s in c) for c in cypher_per_query]
-        cypher_max = [max((s for _, s in c), default=0.0) for c in cypher_per_query]
+        cypher_sum = [sum(s for _, s, _ in c) for c in cypher_per_query]
+        cypher_max = [max((s for _, s, _ in c), default=0.0) for c in cypher_per_query]
         statements: dict[str, list[float]] = {}
+        statement_rows: dict[str, list[int]] = {}
         for calls in cypher_per_query:
-            for text, seconds in calls:
+            for text, seconds, rows in calls:
                 statements.setdefault(text, []).append(seconds)
+                statement_rows.setdefault(text, []).append(rows)
         result["search"] = {
             "api": "Graphiti.search (EDGE_HYBRID_SEARCH_RRF)"
-            if args.recipe is None
-            else f"Graphiti.search_ ({args.recipe})",
+            if config is None
+            else f"Graphiti.search_ ({args.recipe or 'EDGE_HYBRID_SEARCH_RRF'})",
+            "sim_min_score": args.sim_min_score if args.sim_min_score is not None else DEFAULT_MIN_SCORE,
             "num_results": args.num_results,
             "queries": len(queries),
             "warmup": args.warmup,
@@ -371,16 +398,20 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             },
             "cypher_sum_per_query": summary_ms(cypher_sum),
             "cypher_slowest_per_query": summary_ms(cypher_max),
-            "cypher_statements": {text: {"count": len(v), **summary_ms(v)} for text, v in sorted(statements.items())},
+            "cypher_statements": {
+                text: {"count": len(v), "mean_rows": round(statistics.fmean(statement_rows[text]), 2), **summary_ms(v)}
+                for text, v in sorted(statements.items())
+            },
             "expected_fact_hit_rate": round(hits / expected, 4) if expected else None,
             "expected_fact_mean_rank": round(statistics.fmean(first_hit_ranks), 2) if first_hit_ranks else None,
         }
         if args.show:
             for query, _ in queries[: args.show]:
-                found = await run_search(graphiti, query, args.group_id, args.num_results, args.recipe)
+                found = await run_search(graphiti, query, args.group_id, args.num_results, config)
                 print(f"\n{query!r}", file=sys.stderr)
                 for edge in found[:5]:
                     print(f"    {edge.fact}", file=sys.stderr)
+        result["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     finally:
         with contextlib.suppress(Exception):
             await graphiti.close()
@@ -408,12 +439,24 @@ def main() -> None:
         help="a name from graphiti_core.search.search_config_recipes for Graphiti.search_ "
         "(default: Graphiti.search, i.e. EDGE_HYBRID_SEARCH_RRF)",
     )
+    parser.add_argument(
+        "--sim-min-score",
+        type=float,
+        help=f"cosine cut-off of the similarity leg (graphiti's default: {DEFAULT_MIN_SCORE}), via Graphiti.search_",
+    )
     parser.add_argument("--model", type=Path, help=f"sentence-transformers folder (default: {DEFAULT_MODEL_PACKAGE})")
+    parser.add_argument("--torch-threads", type=int, default=0, help="torch.set_num_threads (0: torch's default)")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--show", type=int, default=0, help="print the top facts for the first N queries (stderr)")
     parser.add_argument("--out", type=Path, help="also write the JSON result here")
     args = parser.parse_args()
 
+    # graphiti's RETURN lists e.reference_time, which bulk-written edges lack: Neo4j sends a 01N52 warning per query.
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
+    if args.torch_threads:
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
     result = asyncio.run(main_async(args))
     text = json.dumps(result, indent=2)
     print(text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,8 @@ LLM_CANDIDATES = 20
 class RetrievalService:
     def __init__(self, store: Store, embedder: Embedder, settings: Settings, llm: LLMClient | None = None, *,
                  versions: NamespaceVersions | None = None, recorder: AccessRecorder | None = None,
-                 weights: FormulaWeights | None = None, expansion: ExpansionConfig | None = None) -> None:
+                 weights: FormulaWeights | None = None, expansion: ExpansionConfig | None = None,
+                 observer: Callable[[dict[str, float]], None] | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
@@ -54,6 +56,8 @@ class RetrievalService:
         self.recorder = recorder
         self.weights = weights or FormulaWeights()
         self.expansion = expansion or ExpansionConfig()
+        self.observer = observer
+        """Called with the stage timings of every search that ran (not of cache hits): metrics."""
 
     async def search(self, query: str, options: SearchOptions) -> SearchResponse:
         query = " ".join(query.split())
@@ -71,6 +75,8 @@ class RetrievalService:
             self._record(hit)
             return hit.model_copy(update={"cached": True})
         response = await self._search(query, options)
+        if self.observer is not None:
+            self.observer(response.timings_ms)
         self.cache.put(key, options.namespaces, response)
         self._record(response)
         return response

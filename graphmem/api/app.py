@@ -1,0 +1,215 @@
+"""The ASGI app: GraphQL (GraphiQL at /graphql), /healthz, /readyz, /metrics; auth, limits, request ids."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+
+from graphmem.api.context import Context, Loaders
+from graphmem.api.observability import Metrics, configure_logging, request_id_var
+from graphmem.api.schema import schema
+from graphmem.config import Settings
+from graphmem.embed import Embedder, embedding_dimension, make_embedder
+from graphmem.errors import GraphmemError, RateLimitedError, UnauthenticatedError
+from graphmem.llm import LLMClient
+from graphmem.retrieval import RetrievalService
+from graphmem.retrieval.access import AccessRecorder
+from graphmem.security import Principal, RateLimiter, TokenStore
+from graphmem.service import MemoryService
+from graphmem.service.browse import BrowseService
+from graphmem.service.scoped import ScopedService
+from graphmem.store import Store, migrate
+
+log = logging.getLogger("graphmem.api")
+
+
+@dataclass
+class AppState:
+    settings: Settings
+    store: Store
+    memory: MemoryService
+    retrieval: RetrievalService
+    browse: BrowseService
+    tokens: TokenStore
+    limiter: RateLimiter
+    metrics: Metrics
+
+
+class GraphQLApp(GraphQL[Context, None]):
+    async def get_context(self, request: Request | WebSocket, response: Response | WebSocket) -> Context:
+        state: AppState = request.app.state.graphmem
+        principal: Principal = request.scope["graphmem.principal"]
+        scoped = ScopedService(principal, state.memory, state.retrieval, state.browse,
+                               shared_namespace=state.settings.shared_namespace)
+        return Context(service=scoped, loaders=Loaders.create(state.browse), request_id=request_id_var.get(),
+                       principal=principal.name, metrics=state.metrics)
+
+
+def _error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    body = {"errors": [{"message": message, "extensions": {"code": code, "requestId": request_id_var.get()}}]}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+ANONYMOUS = Principal(name="anonymous")
+"""Serves the GraphiQL page: may read and write nothing."""
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class Guard:
+    """For /graphql: body size limit, bearer auth and per-token rate limit, before GraphQL runs."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        state: AppState = request.app.state.graphmem
+        if request.method == "GET" and "text/html" in request.headers.get("accept", ""):
+            scope["graphmem.principal"] = ANONYMOUS  # the GraphiQL page itself holds no data
+            await self.app(scope, receive, send)
+            return
+        limit = state.settings.api_max_body_bytes
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await _error(413, "INVALID_INPUT", f"request body over {limit} bytes")(scope, receive, send)
+            return
+        try:
+            principal = state.tokens.authenticate(request.headers.get("authorization"))
+            state.limiter.check(principal.name)
+        except UnauthenticatedError as exc:
+            await _error(401, exc.code, str(exc), {"WWW-Authenticate": "Bearer"})(scope, receive, send)
+            return
+        except RateLimitedError as exc:
+            retry = max(1, round(exc.retry_after + 0.5))
+            await _error(429, "RATE_LIMITED", str(exc), {"Retry-After": str(retry)})(scope, receive, send)
+            return
+        scope["graphmem.principal"] = principal
+        received = 0
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > limit:
+                raise BodyTooLarge
+            return message
+
+        try:
+            await self.app(scope, counted, send)
+        except BodyTooLarge:
+            await _error(413, "INVALID_INPUT", f"request body over {limit} bytes")(scope, receive, send)
+
+
+class RequestLog:
+    """A request id per request (X-Request-ID in and out), one JSON log line and a counter per request."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        incoming = headers.get(b"x-request-id", b"").decode(errors="replace")
+        rid = incoming if incoming and len(incoming) <= 64 and incoming.isprintable() else uuid.uuid4().hex
+        token = request_id_var.set(rid)
+        started = time.perf_counter()
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"x-request-id", rid.encode())]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            path = scope.get("path", "")
+            self.metrics.http_requests.labels(path=path if path in KNOWN_PATHS else "other", status=str(status)).inc()
+            log.info("request", extra={"method": scope.get("method"), "path": path, "status": status,
+                                       "ms": round((time.perf_counter() - started) * 1000, 2)})
+            request_id_var.reset(token)
+
+
+KNOWN_PATHS = {"/graphql", "/healthz", "/readyz", "/metrics"}
+
+
+async def healthz(request: Request) -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> Response:
+    state: AppState = request.app.state.graphmem
+    try:
+        rows = await asyncio.wait_for(state.store.read("admin/schema_version_get"), timeout=5)
+    except (GraphmemError, TimeoutError) as exc:
+        return JSONResponse({"status": "unavailable", "reason": str(exc)[:300]}, status_code=503)
+    if not rows:
+        return JSONResponse({"status": "unavailable", "reason": "schema not applied"}, status_code=503)
+    return JSONResponse({"status": "ready", "schema_version": rows[0]["version"]})
+
+
+async def metrics_endpoint(request: Request) -> Response:
+    state: AppState = request.app.state.graphmem
+    return PlainTextResponse(generate_latest(state.metrics.registry).decode(), media_type=CONTENT_TYPE_LATEST)
+
+
+def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Starlette:
+    """The app; its lifespan connects Neo4j (applying the schema), loads the embedder and the LLM client."""
+    configure_logging(settings.log_level)
+    metrics = Metrics()
+    tokens = TokenStore.from_settings(settings)  # fails loudly before serving when nobody could authenticate
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            store = await stack.enter_async_context(Store.connect(settings))
+            await migrate(store, embedding_dim=embedding_dimension(settings))
+            model = embedder if embedder is not None else await asyncio.to_thread(make_embedder, settings)
+            llm = LLMClient(settings) if settings.llm_base_url else None
+            if llm is not None:
+                stack.push_async_callback(llm.close)
+            memory = MemoryService(store, model, settings)
+            recorder = AccessRecorder(store)
+            recorder.start()
+            stack.push_async_callback(recorder.stop)
+            retrieval = RetrievalService(store, model, settings, llm, versions=memory.versions, recorder=recorder,
+                                         observer=metrics.observe_search)
+            app.state.graphmem = AppState(settings, store, memory, retrieval, BrowseService(store), tokens,
+                                          RateLimiter.from_settings(settings), metrics)
+            log.info("graphmem ready", extra={"path": "/graphql"})
+            yield
+
+    graphql_app = GraphQLApp(schema, graphql_ide="graphiql", allow_queries_via_get=False)
+    app = Starlette(routes=[
+        Route("/healthz", healthz), Route("/readyz", readyz), Route("/metrics", metrics_endpoint),
+        Route("/graphql", Guard(graphql_app), methods=["GET", "POST"]),
+    ], lifespan=lifespan)
+    app.add_middleware(RequestLog, metrics=metrics)
+    return app
+

@@ -1,0 +1,70 @@
+"""Prometheus metrics, JSON logs and request ids."""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+import time
+from collections.abc import Iterator, Mapping
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from strawberry.extensions import SchemaExtension
+
+request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
+LATENCY_BUCKETS = (0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.http_requests = Counter("graphmem_http_requests_total", "HTTP requests", ["path", "status"],
+                                     registry=self.registry)
+        self.operations = Counter("graphmem_graphql_operations_total", "GraphQL operations by name and outcome",
+                                  ["operation", "outcome"], registry=self.registry)
+        self.operation_seconds = Histogram("graphmem_graphql_operation_seconds", "GraphQL operation latency",
+                                           ["operation"], buckets=LATENCY_BUCKETS, registry=self.registry)
+        self.search_stage_seconds = Histogram("graphmem_search_stage_seconds", "Search latency per stage",
+                                              ["stage"], buckets=LATENCY_BUCKETS, registry=self.registry)
+
+    def observe_search(self, timings_ms: Mapping[str, float]) -> None:
+        for stage, ms in timings_ms.items():
+            self.search_stage_seconds.labels(stage=stage).observe(ms / 1000)
+
+
+class OperationMetrics(SchemaExtension):
+    """Counts and times each GraphQL operation by name; outcome is ok or error."""
+
+    def on_operation(self) -> Iterator[None]:
+        started = time.perf_counter()
+        yield
+        context = self.execution_context.context
+        metrics = getattr(context, "metrics", None)
+        if metrics is None:
+            return
+        name = self.execution_context.operation_name or "anonymous"
+        result = self.execution_context.result
+        outcome = "error" if result is not None and getattr(result, "errors", None) else "ok"
+        metrics.operations.labels(operation=name, outcome=outcome).inc()
+        metrics.operation_seconds.labels(operation=name).observe(time.perf_counter() - started)
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {"ts": round(record.created, 3), "level": record.levelname, "logger": record.name,
+                 "message": record.getMessage(), "request_id": request_id_var.get()}
+        for key in ("path", "method", "status", "ms", "principal"):
+            if hasattr(record, key):
+                entry[key] = getattr(record, key)
+        if record.exc_info:
+            entry["exc"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False)
+
+
+def configure_logging(level: str = "INFO") -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger("graphmem")
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    root.propagate = False

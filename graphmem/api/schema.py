@@ -1,0 +1,165 @@
+"""The GraphQL root types. Resolvers parse, call the scoped service and map to GraphQL types; nothing else."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
+
+from graphmem.api.context import Context
+from graphmem.api.errors import ErrorCodes
+from graphmem.api.observability import OperationMetrics
+from graphmem.api.types import (
+    Entity,
+    MemoryConnection,
+    MemoryInput,
+    Namespaces,
+    Neighborhood,
+    RelationInput,
+    SearchPayload,
+    Stats,
+    Task,
+    TaskInput,
+    Turn,
+    TurnInput,
+    WritePayload,
+)
+from graphmem.api.types import Memory as MemoryType
+from graphmem.models import (
+    MemoryDraft,
+    MemoryKind,
+    MemoryStatus,
+    Relation,
+    RelationType,
+    Role,
+    new_id,
+)
+from graphmem.models import Task as TaskModel
+from graphmem.retrieval.types import Channel, Fusion, RerankMode
+from graphmem.service import parse_items
+
+Info = strawberry.Info[Context, None]
+MAX_DEPTH = 8
+MAX_TOKENS = 4000
+MAX_ALIASES = 20
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="Search memories: seeds -> relation expansion -> rerank, every result explained.")
+    async def search(
+        self, info: Info, query: str, namespaces: Namespaces = None, kinds: list[MemoryKind] | None = None,
+        k: int = 10, hops: int = 1, rerank: RerankMode = RerankMode.FORMULA, fusion: Fusion = Fusion.RRF,
+        channels: list[Channel] | None = None, include_superseded: bool = False, as_of: datetime | None = None,
+        created_after: datetime | None = None, created_before: datetime | None = None,
+    ) -> SearchPayload:
+        options: dict[str, object] = {
+            "k": k, "hops": hops, "rerank": rerank, "fusion": fusion, "as_of": as_of,
+            "created_after": created_after, "created_before": created_before,
+            "kinds": tuple(kinds) if kinds else None,
+        }
+        if channels:
+            options["channels"] = tuple(channels)
+        if include_superseded:
+            options["statuses"] = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)
+        response = await info.context.service.search(query, namespaces, **options)
+        return SearchPayload.from_domain(response)
+
+    @strawberry.field(description="One memory by id (in the given namespace, or any you may read).")
+    async def memory(self, info: Info, id: strawberry.ID, namespace: str | None = None) -> MemoryType:
+        return MemoryType.from_domain(await info.context.service.get_memory(str(id), namespace))
+
+    @strawberry.field(description="Memories of a namespace, newest first, with cursor pagination.")
+    async def memories(self, info: Info, namespace: str, kinds: list[MemoryKind] | None = None,
+                       statuses: list[MemoryStatus] | None = None, first: int = 50,
+                       after: str | None = None) -> MemoryConnection:
+        page = await info.context.service.memories(namespace, kinds=kinds, statuses=statuses or [MemoryStatus.ACTIVE],
+                                                   first=first, after=after)
+        return MemoryConnection.from_domain(page)
+
+    @strawberry.field(description="Nodes and typed edges around a memory, ready for a graph view.")
+    async def neighborhood(self, info: Info, namespace: str, id: strawberry.ID, hops: int = 1,
+                           types: list[str] | None = None) -> Neighborhood:
+        return Neighborhood.from_domain(await info.context.service.neighborhood(namespace, str(id), hops=hops,
+                                                                                types=types))
+
+    @strawberry.field(description="A task with its turns and the memories derived from it.")
+    async def task(self, info: Info, namespace: str, id: strawberry.ID) -> Task:
+        return Task.from_domain(await info.context.service.task(namespace, str(id)))
+
+    @strawberry.field(description="Entities of a namespace, most mentioned first.")
+    async def entities(self, info: Info, namespace: str, first: int = 50) -> list[Entity]:
+        return [Entity(name=e.name, kind=e.kind, memories=e.memories)
+                for e in await info.context.service.entities(namespace, first)]
+
+    @strawberry.field(description="Counts of a namespace.")
+    async def stats(self, info: Info, namespace: str) -> Stats:
+        return Stats.from_domain(await info.context.service.stats(namespace))
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation(description="Write a batch of memories in one transaction (near-duplicates strengthen "
+                                     "existing memories). A replayed requestId returns the first result.")
+    async def write_memories(self, info: Info, memories: list[MemoryInput], request_id: str | None = None,
+                             dedupe: bool = True) -> WritePayload:
+        drafts = parse_items(MemoryDraft, [m.to_raw() for m in memories])
+        return WritePayload.from_domain(await info.context.service.write_memories(drafts, request_id=request_id,
+                                                                                  dedupe=dedupe))
+
+    @strawberry.mutation(description="Edit a memory; new content is re-embedded.")
+    async def update_memory(self, info: Info, namespace: str, id: strawberry.ID, content: str | None = None,
+                            tags: list[str] | None = None, confidence: float | None = None,
+                            importance: float | None = None, valid_from: datetime | None = None,
+                            valid_until: datetime | None = None) -> MemoryType:
+        memory = await info.context.service.update_memory(
+            namespace, str(id), content=content, tags=tags, confidence=confidence, importance=importance,
+            valid_from=valid_from, valid_until=valid_until)
+        return MemoryType.from_domain(memory)
+
+    @strawberry.mutation(description="Soft delete (restore undoes it). Returns the ids changed.")
+    async def delete_memories(self, info: Info, namespace: str, ids: list[strawberry.ID]) -> list[str]:
+        return await info.context.service.delete_memories(namespace, [str(i) for i in ids])
+
+    @strawberry.mutation(description="Restore soft-deleted memories. Returns the ids changed.")
+    async def restore_memories(self, info: Info, namespace: str, ids: list[strawberry.ID]) -> list[str]:
+        return await info.context.service.restore_memories(namespace, [str(i) for i in ids])
+
+    @strawberry.mutation(description="Create or update typed, weighted edges. Returns how many were new.")
+    async def relate(self, info: Info, namespace: str, relations: list[RelationInput],
+                     request_id: str | None = None) -> int:
+        parsed = parse_items(Relation, [{"source_id": r.source_id, "target_id": r.target_id, "type": r.type,
+                                         "weight": r.weight, "confidence": r.confidence, "source": r.source}
+                                        for r in relations])
+        return await info.context.service.relate(namespace, parsed, request_id)
+
+    @strawberry.mutation(description="Remove one typed edge. True when it existed.")
+    async def unrelate(self, info: Info, namespace: str, source_id: str, target_id: str,
+                       type: RelationType) -> bool:
+        return await info.context.service.unrelate(namespace, source_id, target_id, type.value)
+
+    @strawberry.mutation(description="Open a task (its interaction log).")
+    async def start_task(self, info: Info, task: TaskInput, request_id: str | None = None) -> Task:
+        (model,) = parse_items(TaskModel, [{"namespace": task.namespace, "agent": task.agent, "title": task.title,
+                                            "id": task.id or new_id()}])
+        return Task.from_domain(await info.context.service.start_task(model, request_id))
+
+    @strawberry.mutation(description="Append turns to a task's log.")
+    async def log_turns(self, info: Info, namespace: str, task_id: str, turns: list[TurnInput],
+                        request_id: str | None = None) -> list[Turn]:
+        pairs: list[tuple[Role, str]] = [(t.role, t.content) for t in turns]
+        logged = await info.context.service.log_turns(namespace, task_id, pairs, request_id)
+        return [Turn.from_domain(t) for t in logged]
+
+    @strawberry.mutation(description="End a task.")
+    async def end_task(self, info: Info, namespace: str, id: strawberry.ID, outcome: str | None = None) -> Task:
+        return Task.from_domain(await info.context.service.end_task(namespace, str(id), outcome))
+
+
+schema = strawberry.Schema(
+    query=Query, mutation=Mutation,
+    extensions=[OperationMetrics, ErrorCodes, lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
+                lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
+                lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES)],
+)

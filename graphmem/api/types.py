@@ -1,0 +1,349 @@
+"""GraphQL types: one per domain type, each built by ``from_domain``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated
+
+import strawberry
+
+from graphmem import models
+from graphmem.retrieval import types as rtypes
+from graphmem.service import browse
+
+if TYPE_CHECKING:
+    from graphmem.api.context import Context
+
+from graphmem.models import MemoryKind, MemoryStatus, RelationType, Role, WriteAction
+from graphmem.retrieval.types import Channel, Fusion, RerankMode
+
+# Registering the domain enums with strawberry makes them GraphQL enums under their own names.
+strawberry.enum(MemoryKind, description="working | episodic | semantic | lesson")
+strawberry.enum(MemoryStatus)
+strawberry.enum(RelationType, description="The closed vocabulary of knowledge edges.")
+strawberry.enum(Role)
+strawberry.enum(WriteAction)
+strawberry.enum(RerankMode)
+strawberry.enum(Channel)
+strawberry.enum(Fusion)
+
+
+@strawberry.type
+class KeyValue:
+    key: str
+    value: str
+
+
+@strawberry.type
+class Edge:
+    """A typed edge of a memory (outgoing or incoming)."""
+
+    source_id: str
+    target_id: str
+    type: str
+    weight: float | None
+    confidence: float | None
+
+
+@strawberry.type
+class Memory:
+    id: strawberry.ID
+    namespace: str
+    kind: MemoryKind
+    content: str
+    confidence: float
+    importance: float
+    access_count: int
+    last_accessed_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    valid_from: datetime | None
+    valid_until: datetime | None
+    expires_at: datetime | None
+    status: MemoryStatus
+    tags: list[str]
+    source: str | None
+    sources: list[str]
+    reinforced_count: int
+    metadata: list[KeyValue]
+
+    @strawberry.field(description="Typed edges touching this memory (batched per request).")
+    async def relations(self, info: strawberry.Info[Context, None]) -> list[Edge]:
+        rows = await info.context.loaders.relations.load((self.namespace, str(self.id)))
+        return [Edge(source_id=r["source_id"], target_id=r["target_id"], type=r["type"], weight=r["weight"],
+                     confidence=r["confidence"]) for r in rows]
+
+    @classmethod
+    def from_domain(cls, m: models.Memory) -> Memory:
+        return cls(
+            id=strawberry.ID(m.id), namespace=m.namespace, kind=m.kind, content=m.content, confidence=m.confidence,
+            importance=m.importance, access_count=m.access_count, last_accessed_at=m.last_accessed_at,
+            created_at=m.created_at, updated_at=m.updated_at, valid_from=m.valid_from, valid_until=m.valid_until,
+            expires_at=m.expires_at, status=m.status, tags=list(m.tags), source=m.source, sources=list(m.sources),
+            reinforced_count=m.reinforced_count,
+            metadata=[KeyValue(key=k, value=v) for k, v in sorted(m.metadata.items())],
+        )
+
+
+@strawberry.type
+class PathStep:
+    source_id: str
+    target_id: str
+    type: str
+    weight: float
+
+
+@strawberry.type
+class ChannelScore:
+    channel: str
+    score: float
+    rank: int
+
+
+@strawberry.type
+class ScoreParts:
+    channels: list[ChannelScore]
+    fused: float
+    expansion: float
+    similarity: float
+    recency: float
+    frequency: float
+    confidence: float
+    rerank: float | None
+
+    @classmethod
+    def from_domain(cls, p: rtypes.ScoreParts) -> ScoreParts:
+        return cls(channels=[ChannelScore(channel=c, score=s, rank=p.ranks.get(c, 0)) for c, s in p.channels.items()],
+                   fused=p.fused, expansion=p.expansion, similarity=p.similarity, recency=p.recency,
+                   frequency=p.frequency, confidence=p.confidence, rerank=p.rerank)
+
+
+@strawberry.type
+class SearchResult:
+    memory: Memory
+    score: float
+    parts: ScoreParts
+    path: list[PathStep] = strawberry.field(description="Edges from the seed that reached this memory; "
+                                                        "empty for a memory found directly.")
+    seed_id: str | None
+
+    @classmethod
+    def from_domain(cls, r: rtypes.SearchResult) -> SearchResult:
+        return cls(memory=Memory.from_domain(r.memory), score=r.score, parts=ScoreParts.from_domain(r.parts),
+                   path=[PathStep(source_id=p.source_id, target_id=p.target_id, type=p.type, weight=p.weight)
+                         for p in r.path], seed_id=r.seed_id)
+
+
+@strawberry.type
+class StageTiming:
+    stage: str
+    ms: float
+
+
+@strawberry.type
+class SearchPayload:
+    query: str
+    results: list[SearchResult]
+    rerank: RerankMode = strawberry.field(description="The reranker used (formula when llm fell back).")
+    fallback_reason: str | None
+    timings: list[StageTiming]
+    cached: bool
+
+    @classmethod
+    def from_domain(cls, r: rtypes.SearchResponse) -> SearchPayload:
+        return cls(query=r.query, results=[SearchResult.from_domain(x) for x in r.results], rerank=r.rerank,
+                   fallback_reason=r.fallback_reason, cached=r.cached,
+                   timings=[StageTiming(stage=k, ms=v) for k, v in r.timings_ms.items()])
+
+
+@strawberry.type
+class MemoryConnection:
+    items: list[Memory]
+    next_cursor: str | None
+
+    @classmethod
+    def from_domain(cls, p: browse.Page) -> MemoryConnection:
+        return cls(items=[Memory.from_domain(m) for m in p.items], next_cursor=p.next_cursor)
+
+
+@strawberry.type
+class GraphNode:
+    key: str
+    id: str
+    label: str
+    kind: str | None
+    content: str | None
+    status: str | None
+
+
+@strawberry.type
+class GraphEdge:
+    source: str
+    target: str
+    type: str
+    weight: float
+
+
+@strawberry.type
+class Neighborhood:
+    center: str
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+
+    @classmethod
+    def from_domain(cls, n: browse.Neighborhood) -> Neighborhood:
+        return cls(center=n.center, nodes=[GraphNode(**x.model_dump()) for x in n.nodes],
+                   edges=[GraphEdge(**e.model_dump()) for e in n.edges])
+
+
+@strawberry.type
+class Turn:
+    id: strawberry.ID
+    task_id: str
+    seq: int
+    role: Role
+    speaker: str | None
+    content: str
+    at: datetime
+
+    @classmethod
+    def from_domain(cls, t: models.Turn) -> Turn:
+        return cls(id=strawberry.ID(t.id), task_id=t.task_id, seq=t.seq, role=t.role, speaker=t.speaker,
+                   content=t.content, at=t.at)
+
+
+@strawberry.type
+class Task:
+    id: strawberry.ID
+    namespace: str
+    agent: str
+    title: str | None
+    status: str
+    started_at: datetime
+    ended_at: datetime | None
+    outcome: str | None
+
+    @strawberry.field(description="The interaction log, in order.")
+    async def turns(self, info: strawberry.Info[Context, None]) -> list[Turn]:
+        return [Turn.from_domain(t) for t in await info.context.loaders.turns.load((self.namespace, str(self.id)))]
+
+    @strawberry.field(description="Memories derived from this task.")
+    async def memories(self, info: strawberry.Info[Context, None]) -> list[Memory]:
+        found = await info.context.loaders.task_memories.load((self.namespace, str(self.id)))
+        return [Memory.from_domain(m) for m in found]
+
+    @classmethod
+    def from_domain(cls, t: models.Task) -> Task:
+        return cls(id=strawberry.ID(t.id), namespace=t.namespace, agent=t.agent, title=t.title, status=t.status.value,
+                   started_at=t.started_at, ended_at=t.ended_at, outcome=t.outcome)
+
+
+@strawberry.type
+class Entity:
+    name: str
+    kind: str | None
+    memories: int
+
+
+@strawberry.type
+class Count:
+    key: str
+    n: int
+
+
+@strawberry.type
+class Stats:
+    namespace: str
+    memories: list[Count]
+    edges: list[Count]
+    nodes: list[Count]
+
+    @classmethod
+    def from_domain(cls, s: browse.Stats) -> Stats:
+        def counts(d: dict[str, int]) -> list[Count]:
+            return [Count(key=k, n=v) for k, v in sorted(d.items())]
+
+        return cls(namespace=s.namespace, memories=counts(s.memories), edges=counts(s.edges), nodes=counts(s.nodes))
+
+
+@strawberry.type
+class WriteResult:
+    index: int
+    id: str
+    action: WriteAction
+    similarity: float | None
+
+
+@strawberry.type
+class WritePayload:
+    items: list[WriteResult]
+    replayed: bool
+
+    @classmethod
+    def from_domain(cls, b: models.BatchResult) -> WritePayload:
+        return cls(items=[WriteResult(index=i.index, id=i.id, action=i.action, similarity=i.similarity)
+                          for i in b.items], replayed=b.replayed)
+
+
+# --- inputs ---------------------------------------------------------------------------------------------
+
+
+@strawberry.input
+class KeyValueInput:
+    key: str
+    value: str
+
+
+@strawberry.input
+class MemoryInput:
+    namespace: str
+    kind: MemoryKind
+    content: str
+    id: str | None = None
+    confidence: float = 1.0
+    importance: float = 0.5
+    tags: list[str] = strawberry.field(default_factory=list)
+    entities: list[str] = strawberry.field(default_factory=list)
+    source: str | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    expires_at: datetime | None = None
+    derived_from: list[str] = strawberry.field(default_factory=list)
+    task_id: str | None = None
+    metadata: list[KeyValueInput] = strawberry.field(default_factory=list)
+
+    def to_raw(self) -> dict[str, object]:
+        return {"namespace": self.namespace, "kind": self.kind, "content": self.content, "id": self.id,
+                "confidence": self.confidence, "importance": self.importance, "tags": tuple(self.tags),
+                "entities": tuple(self.entities), "source": self.source, "valid_from": self.valid_from,
+                "valid_until": self.valid_until, "expires_at": self.expires_at,
+                "derived_from": tuple(self.derived_from), "task_id": self.task_id,
+                "metadata": {kv.key: kv.value for kv in self.metadata}}
+
+
+@strawberry.input
+class RelationInput:
+    source_id: str
+    target_id: str
+    type: RelationType
+    weight: float = 1.0
+    confidence: float = 1.0
+    source: str | None = None
+
+
+@strawberry.input
+class TaskInput:
+    namespace: str
+    agent: str = "agent"
+    title: str | None = None
+    id: str | None = None
+
+
+@strawberry.input
+class TurnInput:
+    role: Role
+    content: str
+
+
+Namespaces = Annotated[list[str] | None, strawberry.argument(
+    description="Namespaces to search; default: all yours plus the shared one.")]

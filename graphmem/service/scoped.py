@@ -1,0 +1,129 @@
+"""The service as one caller may use it: every read and write checked against the caller's access.
+
+Front ends (GraphQL now, MCP later) build one ``ScopedService`` per request from the authenticated principal,
+so the same rules hold everywhere. A namespace the caller may not read is answered exactly like one that does
+not exist: nothing about another namespace can be inferred.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from graphmem.errors import NotFoundError, ValidationError
+from graphmem.models import (
+    BatchResult,
+    Memory,
+    MemoryDraft,
+    MemoryKind,
+    MemoryStatus,
+    Relation,
+    Role,
+    Task,
+    Turn,
+)
+from graphmem.retrieval import RetrievalService, SearchOptions, SearchResponse
+from graphmem.service.browse import BrowseService, EntityCount, Neighborhood, Page, Stats
+from graphmem.service.memory_service import MemoryService
+
+
+class Access(Protocol):
+    """What the service needs of a principal (graphmem.security.tokens.Principal)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def require_read(self, namespace: str) -> None: ...
+
+    def require_write(self, namespace: str) -> None: ...
+
+    def readable(self, requested: Sequence[str] | None, shared_ns: str) -> tuple[str, ...]: ...
+
+
+class ScopedService:
+    def __init__(self, access: Access, memory: MemoryService, retrieval: RetrievalService,
+                 browse: BrowseService, *, shared_namespace: str) -> None:
+        self.access = access
+        self.memory = memory
+        self.retrieval = retrieval
+        self.browse = browse
+        self.shared = shared_namespace
+
+    # --- reads ----------------------------------------------------------------------------------
+    async def search(self, query: str, namespaces: Sequence[str] | None, **options: Any) -> SearchResponse:
+        """Search the given namespaces (default: all the caller's own plus the shared layer, merged)."""
+        allowed = self.access.readable(namespaces, self.shared)
+        return await self.retrieval.search(query, SearchOptions(namespaces=allowed, **options))
+
+    async def get_memory(self, memory_id: str, namespace: str | None = None) -> Memory:
+        allowed = self.access.readable([namespace] if namespace else None, self.shared)
+        memory = await self.memory.store.get_memory(memory_id, allowed)
+        if memory is None:
+            raise NotFoundError(f"memory {memory_id!r} not found")
+        return memory
+
+    async def memories(self, namespace: str, *, kinds: Sequence[MemoryKind] | None = None,
+                       statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,), first: int = 50,
+                       after: str | None = None) -> Page:
+        self.access.require_read(namespace)
+        return await self.browse.memories(namespace, kinds=kinds, statuses=statuses, first=first, after=after)
+
+    async def neighborhood(self, namespace: str, memory_id: str, *, hops: int = 1,
+                           types: Sequence[str] | None = None) -> Neighborhood:
+        self.access.require_read(namespace)
+        return await self.browse.neighborhood(namespace, memory_id, hops=hops, types=types)
+
+    async def task(self, namespace: str, task_id: str) -> Task:
+        self.access.require_read(namespace)
+        return await self.memory.tasks.get(namespace, task_id)
+
+    async def entities(self, namespace: str, first: int = 50) -> list[EntityCount]:
+        self.access.require_read(namespace)
+        return await self.browse.entities(namespace, first)
+
+    async def stats(self, namespace: str) -> Stats:
+        self.access.require_read(namespace)
+        return await self.browse.stats(namespace)
+
+    # --- writes ---------------------------------------------------------------------------------
+    async def write_memories(self, drafts: Sequence[MemoryDraft], *, request_id: str | None = None,
+                             dedupe: bool = True) -> BatchResult:
+        if not drafts:
+            raise ValidationError("empty batch")
+        for ns in {d.namespace for d in drafts}:
+            self.access.require_write(ns)
+        return await self.memory.write_memories(drafts, request_id=request_id, dedupe=dedupe)
+
+    async def update_memory(self, namespace: str, memory_id: str, **changes: Any) -> Memory:
+        self.access.require_write(namespace)
+        return await self.memory.update_memory(namespace, memory_id, **changes)
+
+    async def delete_memories(self, namespace: str, ids: Sequence[str]) -> list[str]:
+        self.access.require_write(namespace)
+        return await self.memory.delete_memories(namespace, ids)
+
+    async def restore_memories(self, namespace: str, ids: Sequence[str]) -> list[str]:
+        self.access.require_write(namespace)
+        return await self.memory.restore_memories(namespace, ids)
+
+    async def relate(self, namespace: str, relations: Sequence[Relation], request_id: str | None = None) -> int:
+        self.access.require_write(namespace)
+        return await self.memory.relate(namespace, relations, request_id=request_id)
+
+    async def unrelate(self, namespace: str, source_id: str, target_id: str, type_: str) -> bool:
+        self.access.require_write(namespace)
+        return await self.memory.unrelate(namespace, source_id, target_id, type_)
+
+    async def start_task(self, task: Task, request_id: str | None = None) -> Task:
+        self.access.require_write(task.namespace)
+        return await self.memory.tasks.start(task, request_id=request_id)
+
+    async def log_turns(self, namespace: str, task_id: str, turns: Sequence[tuple[Role, str]],
+                        request_id: str | None = None, at: datetime | None = None) -> list[Turn]:
+        self.access.require_write(namespace)
+        return await self.memory.tasks.log_turns(namespace, task_id, list(turns), request_id=request_id, at=at)
+
+    async def end_task(self, namespace: str, task_id: str, outcome: str | None = None) -> Task:
+        self.access.require_write(namespace)
+        return await self.memory.tasks.end(namespace, task_id, outcome=outcome)
