@@ -337,8 +337,6 @@ def _fill(template: str, rng: random.Random) -> tuple[str, tuple[str, ...]]:
     return template.format_map(values), (template, *key_values)
 
 
-
-
 _CLOSE = frozenset(t for t in TEMPLATES if t.startswith((
     "According to {p}, the {brand}", "{p} fixed the {bug}", "{p} writes {proglang}", "{p}'s resting heart",
     "{p} has been vegetarian",

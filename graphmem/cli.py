@@ -252,6 +252,29 @@ def token_create(name: str, read_: str, write: str, shared: bool, admin: bool, p
     click.echo(f"token {name!r} added to {target}; it is shown only now, store it safely", err=True)
 
 
+@cli.group()
+def schema() -> None:
+    """The GraphQL schema."""
+
+
+@schema.command("export")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Write the SDL to this file (e.g. graphql/schema.graphql) instead of stdout.")
+def schema_export(out: str | None) -> None:
+    """Print the GraphQL SDL of the API (what graphql/schema.graphql must hold; tests/unit/test_sdl.py checks)."""
+    from pathlib import Path
+
+    from graphmem.api.schema import schema as api_schema
+
+    sdl = api_schema.as_str() + "\n"
+    if out is None:
+        click.echo(sdl, nl=False)
+        return
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(sdl, encoding="utf-8")
+    click.echo(f"schema written to {out}", err=True)
+
+
 def settings_dim(settings: Settings) -> int:
     from graphmem.embed import embedding_dimension
 

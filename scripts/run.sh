@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The main job: sets up, starts Neo4j (with auth; password from GRAPHMEM_NEO4J_PASSWORD) and applies the
-# schema. Ctrl-C or `./scripts/run.sh stop` stops it.
+# The main job: sets up, starts Neo4j (auth on), applies the schema, imports the LoCoMo demo conversation,
+# and serves the GraphQL API in the foreground (Ctrl-C stops the API and Neo4j).
+#   ./scripts/run.sh          run it          ./scripts/run.sh stop     stop a Neo4j left running
+# Settings: GRAPHMEM_* environment variables (see README). Demo data: GRAPHMEM_DEMO_DATA (a LoCoMo JSON file,
+# default ../shared/data/locomo/locomo-dev.json) and GRAPHMEM_DEMO_SAMPLES (default conv-26; "all" for every one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,9 +12,42 @@ if [ "${1:-}" = "stop" ]; then
 fi
 
 ./scripts/setup.sh
-.venv/bin/graphmem neo4j start
-.venv/bin/graphmem db migrate
-echo
-echo "graphmem is up. Neo4j Browser: http://127.0.0.1:${GRAPHMEM_NEO4J_HTTP_PORT:-7474}/browser/"
-echo "  (user ${GRAPHMEM_NEO4J_USER:-neo4j}; password from GRAPHMEM_NEO4J_PASSWORD, default graphmem-dev-password)"
-echo "Stop with: ./scripts/run.sh stop"
+GM=.venv/bin/graphmem
+CACHE=${GRAPHMEM_CACHE_DIR:-$HOME/.cache/graphmem}
+mkdir -p "$CACHE"
+export GRAPHMEM_TOKENS_FILE=${GRAPHMEM_TOKENS_FILE:-$CACHE/demo-tokens.yaml}
+
+$GM neo4j start
+trap '$GM neo4j stop >/dev/null 2>&1 || true' EXIT
+$GM db migrate
+
+DATA=${GRAPHMEM_DEMO_DATA:-../shared/data/locomo/locomo-dev.json}
+SAMPLES=${GRAPHMEM_DEMO_SAMPLES:-conv-26}
+namespaces=demo
+if [ -f "$DATA" ]; then
+  if [ "$SAMPLES" = "all" ]; then
+    $GM import locomo "$DATA"
+    namespaces=demo,locomo-conv-26,locomo-conv-30,locomo-conv-41,locomo-conv-42,locomo-conv-43
+  else
+    args=()
+    for s in ${SAMPLES//,/ }; do args+=(--sample "$s"); namespaces="$namespaces,locomo-$s"; done
+    $GM import locomo "$DATA" "${args[@]}"
+  fi
+else
+  echo "run: no demo data at $DATA (set GRAPHMEM_DEMO_DATA); serving an empty graph" >&2
+fi
+
+# A fresh demo token each run, in a token file of its own (unless GRAPHMEM_TOKENS_FILE names yours).
+if [ "$GRAPHMEM_TOKENS_FILE" = "$CACHE/demo-tokens.yaml" ]; then rm -f "$GRAPHMEM_TOKENS_FILE"; fi
+token=$($GM token create --name "demo-$(date +%s)" --read "$namespaces" --write demo --shared \
+          --file "$GRAPHMEM_TOKENS_FILE" 2>/dev/null)
+port=${GRAPHMEM_API_PORT:-8000}
+cat <<MSG
+
+graphmem is up.
+  GraphiQL:       http://127.0.0.1:$port/graphql   (header  Authorization: Bearer $token)
+  Neo4j Browser:  http://127.0.0.1:${GRAPHMEM_NEO4J_HTTP_PORT:-7474}/browser/   (user neo4j, password from GRAPHMEM_NEO4J_PASSWORD)
+  demo token:     $token   (reads: $namespaces; writes: demo)
+  example operations: graphql/operations/*.graphql
+MSG
+$GM serve

@@ -20,7 +20,7 @@ from graphmem.errors import (
     UnauthenticatedError,
     ValidationError,
 )
-from graphql import GraphQLError
+from graphql import GraphQLError, VariableDefinitionNode
 
 log = logging.getLogger("graphmem.api")
 
@@ -66,6 +66,9 @@ class ErrorCodes(SchemaExtension):
             if original is None:  # syntax and validation errors: safe to show
                 extensions.setdefault("code", "GRAPHQL_VALIDATION_FAILED")
                 message = error.message
+            elif is_variable_error(error):  # a variable's value does not fit its type: rejected before any resolver
+                extensions["code"] = "INVALID_INPUT"
+                message = error.message
             elif (code := code_for(original)) is not None:
                 extensions["code"] = code
                 message = message_for(original)
@@ -80,6 +83,16 @@ class ErrorCodes(SchemaExtension):
             rewritten.append(GraphQLError(message, nodes=error.nodes, source=error.source, positions=error.positions,
                                           path=error.path, extensions=extensions))
         result.errors = rewritten
+
+
+def is_variable_error(error: GraphQLError) -> bool:
+    """graphql-core's error for a variable value that cannot be coerced (NaN for a Float, an unknown enum value).
+
+    It carries the inner coercion error as ``original_error`` (so it would otherwise be masked as INTERNAL), has no
+    path (no field ran) and points at the variable's definition.
+    """
+    return (isinstance(error.original_error, GraphQLError) and error.path is None and bool(error.nodes)
+            and all(isinstance(node, VariableDefinitionNode) for node in error.nodes or ()))
 
 
 def is_expected(exc: BaseException) -> bool:
