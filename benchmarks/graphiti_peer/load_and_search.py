@@ -303,6 +303,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
         "model_dir": str(model_dir),
         "embedding_dim": embedder.dim,
+        "torch_threads": args.torch_threads or "torch default",
         "model_load_s": round(model_load_s, 3),
         "facts_file": str(args.facts),
         "group_id": args.group_id,
@@ -445,7 +446,12 @@ def main() -> None:
         help=f"cosine cut-off of the similarity leg (graphiti's default: {DEFAULT_MIN_SCORE}), via Graphiti.search_",
     )
     parser.add_argument("--model", type=Path, help=f"sentence-transformers folder (default: {DEFAULT_MODEL_PACKAGE})")
-    parser.add_argument("--torch-threads", type=int, default=0, help="torch.set_num_threads (0: torch's default)")
+    parser.add_argument(
+        "--torch-threads",
+        type=int,
+        default=1,
+        help="torch.set_num_threads for the local model (default 1: steadier under CPU contention; 0: torch's default)",
+    )
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--show", type=int, default=0, help="print the top facts for the first N queries (stderr)")
     parser.add_argument("--out", type=Path, help="also write the JSON result here")

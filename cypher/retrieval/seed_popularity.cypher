@@ -1,7 +1,7 @@
 // Seed channel "popularity": the most accessed memories (ties: most recently accessed).
 // Parameters: $limit, and the common filters.
 // Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
-// Returns: id, score (access count).
+// Returns: id, key (element id, for the expansion), score (access count).
 MATCH (m:Memory)
 WHERE m.namespace IN $namespaces AND m.status IN $statuses AND m.access_count > 0
   AND ($kinds IS NULL OR m.kind IN $kinds)
@@ -10,6 +10,6 @@ WHERE m.namespace IN $namespaces AND m.status IN $statuses AND m.access_count > 
                           AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
   AND ($after IS NULL OR m.created_at >= $after)
   AND ($before IS NULL OR m.created_at < $before)
-RETURN m.id AS id, m.access_count AS score
+RETURN m.id AS id, elementId(m) AS key, m.access_count AS score
 ORDER BY m.access_count DESC, m.last_accessed_at DESC
 LIMIT $limit

@@ -1,7 +1,7 @@
 // Seed channel "vector": nearest memories by the native vector index, oversampled, then filtered.
 // Parameters: $index, $embedding, $oversample, $limit, and the common filters.
 // Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
-// Returns: id, score (the index score; for cosine (1 + cos) / 2).
+// Returns: id, key (element id, for the expansion), score (the index score; for cosine (1 + cos) / 2).
 CALL db.index.vector.queryNodes($index, $oversample, $embedding) YIELD node AS m, score
 WHERE m.namespace IN $namespaces AND m.status IN $statuses
   AND ($kinds IS NULL OR m.kind IN $kinds)
@@ -10,6 +10,6 @@ WHERE m.namespace IN $namespaces AND m.status IN $statuses
                           AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
   AND ($after IS NULL OR m.created_at >= $after)
   AND ($before IS NULL OR m.created_at < $before)
-RETURN m.id AS id, score
+RETURN m.id AS id, elementId(m) AS key, score
 ORDER BY score DESC
 LIMIT $limit

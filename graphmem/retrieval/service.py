@@ -8,8 +8,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, ValidationError
@@ -93,15 +91,15 @@ class RetrievalService:
         t1 = time.perf_counter()
         timings["embed"] = (t1 - t0) * 1000
         filters = self._filters(options, now)
-        channel_scores = await self._seeds(query, qvec, options, filters)
+        channel_scores, seed_keys = await self._seeds(query, qvec, options, filters)
         seeds = fuse(options.fusion, channel_scores, options.channel_weights)
         t2 = time.perf_counter()
         timings["seeds"] = (t2 - t1) * 1000
-        state, keys = await self._expand(seeds, options, filters)
-        candidates = await self._candidates(seeds, state, keys, options)
+        state, keys = await self._expand(seeds, seed_keys, options, filters)
+        candidates = await self._candidates(seeds, state, keys, options, qvec)
         t3 = time.perf_counter()
         timings["expand"] = (t3 - t2) * 1000
-        results, mode, reason = await self._rank(query, qvec, candidates, channel_scores, seeds, state, keys,
+        results, mode, reason = await self._rank(query, candidates, channel_scores, seeds, state, keys,
                                                  options, now)
         t4 = time.perf_counter()
         timings["rerank"] = (t4 - t3) * 1000
@@ -119,7 +117,8 @@ class RetrievalService:
                 "as_of": options.as_of, "after": options.created_after, "before": options.created_before}
 
     async def _seeds(self, query: str, qvec: list[float], options: SearchOptions,
-                     filters: dict[str, Any]) -> dict[Channel, dict[str, float]]:
+                     filters: dict[str, Any]) -> tuple[dict[Channel, dict[str, float]], dict[str, str]]:
+        """Per channel its scores by memory id; and the element id of every memory seen (for the expansion)."""
         limit = options.seed_k
         calls: dict[Channel, Any] = {}
         for channel in dict.fromkeys(options.channels):
@@ -136,17 +135,17 @@ class RetrievalService:
             elif channel is Channel.POPULARITY:
                 calls[channel] = self.store.read("retrieval/seed_popularity", limit=limit, **filters)
         rows = await asyncio.gather(*calls.values())
-        return {c: {r["id"]: float(r["score"]) for r in result} for c, result in zip(calls, rows, strict=True)}
+        keys = {r["id"]: r["key"] for result in rows for r in result}
+        return {c: {r["id"]: float(r["score"]) for r in result} for c, result in zip(calls, rows, strict=True)}, keys
 
-    async def _expand(self, seeds: dict[str, float], options: SearchOptions,
+    async def _expand(self, seeds: dict[str, float], seed_keys: dict[str, str], options: SearchOptions,
                       filters: dict[str, Any]) -> tuple[dict[str, Activation], dict[str, str]]:
         """Activation per node key (element id), and the memory id of every Memory key seen."""
         if options.hops == 0 or not seeds:
             return {}, {}
-        rows = await self.store.read("retrieval/seed_keys", ids=list(seeds))
-        keys = {r["key"]: r["id"] for r in rows}
-        degree = {r["key"]: int(r["degree"]) for r in rows}
-        frontier = {r["key"]: seeds[r["id"]] for r in rows}
+        keys = {seed_keys[i]: i for i in seeds}
+        degree: dict[str, int] = {}
+        frontier = {seed_keys[i]: a for i, a in seeds.items()}
         state = seed_state(frontier)
         config = ExpansionConfig(hops=options.hops, decay=self.expansion.decay,
                                  degree_beta=self.expansion.degree_beta, type_weights=self.expansion.type_weights)
@@ -164,14 +163,16 @@ class RetrievalService:
         return state, keys
 
     async def _candidates(self, seeds: dict[str, float], state: dict[str, Activation], keys: dict[str, str],
-                          options: SearchOptions) -> dict[str, tuple[Memory, list[float]]]:
+                          options: SearchOptions, qvec: list[float]) -> dict[str, tuple[Memory, float]]:
+        """Seeds and the most activated expanded memories, with their cosine similarity to the query."""
         expanded = sorted(((a.value, keys[k]) for k, a in state.items() if k in keys and keys[k] not in seeds),
                           reverse=True)[: options.expand_limit]
         ids = list(seeds) + [i for _, i in expanded]
-        rows = await self.store.read("retrieval/candidates", ids=ids)
-        return {r["memory"]["id"]: (memory_from_map(r["memory"]), r["embedding"] or []) for r in rows}
+        rows = await self.store.read("retrieval/candidates", ids=ids, embedding=qvec)
+        return {r["memory"]["id"]: (memory_from_map(r["memory"]), 2.0 * r["score"] - 1.0 if r["score"] is not None
+                                    else 0.0) for r in rows}
 
-    async def _rank(self, query: str, qvec: list[float], candidates: dict[str, tuple[Memory, list[float]]],
+    async def _rank(self, query: str, candidates: dict[str, tuple[Memory, float]],
                     channel_scores: dict[Channel, dict[str, float]], seeds: dict[str, float],
                     state: dict[str, Activation], keys: dict[str, str], options: SearchOptions,
                     now: Any) -> tuple[list[SearchResult], RerankMode, str | None]:
@@ -179,9 +180,7 @@ class RetrievalService:
         ids = list(candidates)
         if not ids:
             return [], options.rerank, None
-        q = np.asarray(qvec, dtype=np.float32)
-        cos = {i: float(np.asarray(candidates[i][1], dtype=np.float32) @ q) if candidates[i][1] else 0.0
-               for i in ids}
+        cos = {i: candidates[i][1] for i in ids}
         ranks = {c: {i: r for r, i in enumerate(sorted(s, key=lambda x: -s[x]), 1)} for c, s in channel_scores.items()}
         results: dict[str, SearchResult] = {}
         for i in ids:
