@@ -43,9 +43,9 @@ async def write_drafts(
     service: MemoryService, drafts: Sequence[MemoryDraft], report: ImportReport, *, batch_size: int,
     dedupe: bool, progress: Progress | None = None,
 ) -> None:
-    for start in range(0, len(drafts), batch_size):
-        batch = drafts[start:start + batch_size]
-        result = await service.write_memories(batch, dedupe=dedupe)
+    batches = [drafts[start:start + batch_size] for start in range(0, len(drafts), batch_size)]
+    results = await service.write_many(batches, dedupe=dedupe, progress=progress)
+    for batch, result in zip(batches, results, strict=True):
         for item in result.items:
             if item.action is WriteAction.CREATED:
                 report.created += 1
@@ -55,8 +55,6 @@ async def write_drafts(
                 report.strengthened += 1
             else:
                 report.existing += 1
-        if progress:
-            progress(len(batch))
 
 
 async def run_plan(

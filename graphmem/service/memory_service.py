@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -79,6 +79,41 @@ class MemoryService(IdempotentWriter):
         self, drafts: Sequence[MemoryDraft], *, request_id: str | None = None, dedupe: bool = True,
     ) -> BatchResult:
         """Write a batch of memories in one transaction; near-duplicates strengthen existing memories."""
+        return await self._write_batch(drafts, request_id=request_id, dedupe=dedupe, prepared=None)
+
+    async def write_many(
+        self, batches: Sequence[Sequence[MemoryDraft]], *, dedupe: bool = True,
+        progress: Callable[[int], object] | None = None,
+    ) -> list[BatchResult]:
+        """The bulk path: each batch is its own transaction, and batch i+1 is embedded while batch i is
+        checked and written (embedding is CPU work in a thread; the checks and the write wait on Neo4j)."""
+        results: list[BatchResult] = []
+        upcoming = asyncio.create_task(self._embed_new(batches[0])) if batches else None
+        for i, batch in enumerate(batches):
+            assert upcoming is not None
+            prepared = await upcoming
+            upcoming = asyncio.create_task(self._embed_new(batches[i + 1])) if i + 1 < len(batches) else None
+            try:
+                results.append(await self._write_batch(batch, request_id=None, dedupe=dedupe, prepared=prepared))
+            except BaseException:
+                if upcoming is not None:
+                    upcoming.cancel()
+                raise
+            if progress is not None:
+                progress(len(batch))
+        return results
+
+    async def _embed_new(self, drafts: Sequence[MemoryDraft]) -> dict[int, list[float]]:
+        """Embeddings of the drafts that are not stored yet, by index."""
+        ids = [d.id for d in drafts if d.id]
+        stored = {r["id"] for r in await self.store.read("memory/existing_ids", ids=ids)} if ids else set()
+        todo = [i for i, d in enumerate(drafts) if d.id is None or d.id not in stored]
+        return dict(zip(todo, await self.embed([drafts[i].content for i in todo]), strict=True))
+
+    async def _write_batch(
+        self, drafts: Sequence[MemoryDraft], *, request_id: str | None, dedupe: bool,
+        prepared: dict[int, list[float]] | None,
+    ) -> BatchResult:
         if not drafts:
             raise ValidationError("empty batch")
         if len(drafts) > self.settings.max_batch_size:
@@ -88,11 +123,12 @@ class MemoryService(IdempotentWriter):
         if (stored := await self._replay(namespace, request_id, "write_memories", payload)) is not None:
             return BatchResult(items=_results(stored), replayed=True)
         existing = await self._check_references(drafts)
-        todo = [i for i, d in enumerate(drafts) if d.id is None or d.id not in existing]
-        fresh = iter(await self.embed([drafts[i].content for i in todo]))
+        wanted = {i for i, d in enumerate(drafts) if d.id is None or d.id not in existing}
+        known = dict(prepared or {})
+        missing = sorted(wanted - known.keys())
+        known.update(zip(missing, await self.embed([drafts[i].content for i in missing]), strict=True))
         zero = [0.0] * self.embedder.dimension  # placeholder for drafts that exist already (never written)
-        wanted = set(todo)
-        vectors = [next(fresh) if i in wanted else zero for i in range(len(drafts))]
+        vectors = [known[i] if i in wanted else zero for i in range(len(drafts))]
         hash_hits, vector_hits = await self._duplicates(drafts, vectors, wanted) if dedupe else ({}, {})
         plan = plan_batch(
             drafts, vectors, existing_ids=existing, hash_hits=hash_hits, vector_hits=vector_hits,
