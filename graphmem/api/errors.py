@@ -31,6 +31,7 @@ CODES: tuple[tuple[type[Exception], str], ...] = (
     (EmbeddingError, "UNAVAILABLE"),
 )
 MASKED = "Internal server error"
+STORE_UNAVAILABLE = "Neo4j is unavailable; try again shortly"
 
 
 def code_for(exc: BaseException) -> str | None:
@@ -44,6 +45,8 @@ def message_for(exc: BaseException) -> str:
     if isinstance(exc, pydantic.ValidationError):
         first = exc.errors()[0]
         return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+    if isinstance(exc, StoreUnavailableError):  # the driver's text names hosts, ports and queries: log only
+        return STORE_UNAVAILABLE
     if isinstance(exc, ForbiddenError | NotFoundError | UnauthenticatedError):
         return str(exc)
     return str(exc)
@@ -74,6 +77,8 @@ class ErrorCodes(SchemaExtension):
                 message = message_for(original)
                 if isinstance(original, RateLimitedError):
                     extensions["retryAfter"] = round(original.retry_after, 3)
+                if isinstance(original, StoreUnavailableError):
+                    log.warning("store unavailable in %s (request %s): %s", error.path, request_id, original)
             else:
                 log.error("unexpected error in %s (request %s)", error.path, request_id, exc_info=original)
                 extensions["code"] = "INTERNAL"

@@ -37,6 +37,7 @@ EXPAND_TYPES = ["RELATES_TO", "CAUSES", "PART_OF", "IS_A", "SUPPORTS", "CONTRADI
 FRONTIER_LIMIT = 40
 FANOUT = 25
 LLM_CANDIDATES = 20
+MAX_OVERSAMPLE = 4096
 
 
 class RetrievalService:
@@ -123,8 +124,7 @@ class RetrievalService:
         calls: dict[Channel, Any] = {}
         for channel in dict.fromkeys(options.channels):
             if channel is Channel.VECTOR:
-                calls[channel] = self.store.read("retrieval/seed_vector", index=VECTOR_INDEX, embedding=qvec,
-                                                 oversample=limit * 4, limit=limit, **filters)
+                calls[channel] = self._vector_seeds(qvec, limit, filters)
             elif channel is Channel.FULLTEXT:
                 escaped = lucene_escape(query)
                 if escaped.strip():
@@ -137,6 +137,24 @@ class RetrievalService:
         rows = await asyncio.gather(*calls.values())
         keys = {r["id"]: r["key"] for result in rows for r in result}
         return {c: {r["id"]: float(r["score"]) for r in result} for c, result in zip(calls, rows, strict=True)}, keys
+
+    async def _vector_seeds(self, qvec: list[float], limit: int, filters: dict[str, Any]) -> list[dict[str, Any]]:
+        """The index returns the nearest nodes of ALL namespaces; when the filters leave too few, ask for more
+        (x4 each time, up to MAX_OVERSAMPLE) so a small namespace among large ones still gets its seeds."""
+        oversample = limit * 4
+        available: int | None = None
+        while True:
+            rows = await self.store.read("retrieval/seed_vector", index=VECTOR_INDEX, embedding=qvec,
+                                         oversample=oversample, limit=limit, **filters)
+            if len(rows) >= limit or oversample >= MAX_OVERSAMPLE:
+                return rows
+            if available is None:
+                counted = await self.store.read("retrieval/count_namespaces", namespaces=filters["namespaces"],
+                                                statuses=filters["statuses"])
+                available = int(counted[0]["n"])
+            if len(rows) >= available:
+                return rows
+            oversample = min(oversample * 4, MAX_OVERSAMPLE)
 
     async def _expand(self, seeds: dict[str, float], seed_keys: dict[str, str], options: SearchOptions,
                       filters: dict[str, Any]) -> tuple[dict[str, Activation], dict[str, str]]:

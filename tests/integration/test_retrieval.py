@@ -130,3 +130,16 @@ async def test_bad_queries_are_refused(retrieval: RetrievalService, namespace: s
         await retrieval.search("x", SearchOptions(namespaces=("Bad NS",)))
     with pytest.raises(ValueError, match="k"):
         SearchOptions(namespaces=(namespace,), k=0)
+
+
+async def test_small_namespace_among_a_large_one_still_gets_vector_seeds(
+        service: MemoryService, store: Store, retrieval: RetrievalService, namespace: str) -> None:
+    crowd = namespace + "-crowd"
+    try:
+        await write(service, crowd, *[f"Erin's locker code is {1000 + i}." for i in range(150)])
+        (mine,) = await write(service, namespace, "Erin's locker code is 4411.")
+        response = await retrieval.search("What is Erin's locker code?", SearchOptions(
+            namespaces=(namespace,), channels=(Channel.VECTOR,), seed_k=5, hops=0))
+        assert ids(response) == [mine]  # the first 20 index hits are all the crowd's: it had to ask for more
+    finally:
+        await store.wipe_namespace(crowd)
