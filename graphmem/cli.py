@@ -275,6 +275,29 @@ def schema_export(out: str | None) -> None:
     click.echo(f"schema written to {out}", err=True)
 
 
+@db.command("reembed")
+@click.option("--page", default=256, show_default=True, help="Memories embedded per transaction.")
+def db_reembed(page: int) -> None:
+    """Re-embed every memory with the configured embedder and rebuild the vector index to fit it."""
+    from tqdm import tqdm
+
+    from graphmem.embed import make_embedder
+    from graphmem.service.reembed import reembed
+    from graphmem.store import Store
+
+    async def run() -> None:
+        settings = Settings()
+        embedder = make_embedder(settings)
+        async with Store.connect(settings) as store:
+            with tqdm(unit="memory", desc="re-embed") as bar:
+                report = await reembed(store, embedder, page=page, progress=bar.update)
+        click.echo(f"re-embedded {report.memories} memories with {settings.embedding_model} "
+                   f"({report.dimension} dims); index {'rebuilt' if report.index_rebuilt else 'kept'}; "
+                   f"schema version {report.schema.version}")
+
+    asyncio.run(run())
+
+
 def settings_dim(settings: Settings) -> int:
     from graphmem.embed import embedding_dimension
 

@@ -31,13 +31,20 @@ async def check_vector_index(store: Store, dimensions: int) -> None:
         )
 
 
-async def migrate(store: Store, *, embedding_dim: int, timeout_s: int = 300) -> SchemaInfo:
+async def recorded_schema(store: Store) -> dict[str, object] | None:
+    rows = await store.read("admin/schema_version_get")
+    return rows[0] if rows else None
+
+
+async def migrate(store: Store, *, embedding_dim: int, timeout_s: int = 300, reembedded: bool = False) -> SchemaInfo:
+    """Apply the schema steps and record the version. ``reembedded``: the vectors were just rebuilt with the
+    configured model, so a different recorded model is expected and replaced."""
     settings = store.settings
     await check_vector_index(store, embedding_dim)
-    recorded = await store.read("admin/schema_version_get")
-    if recorded and recorded[0]["embedding_model"] not in (None, settings.embedding_model):
+    recorded = await recorded_schema(store)
+    if not reembedded and recorded and recorded["embedding_model"] not in (None, settings.embedding_model):
         raise SchemaMismatchError(
-            f"memories were embedded with {recorded[0]['embedding_model']!r}, the configuration says "
+            f"memories were embedded with {recorded['embedding_model']!r}, the configuration says "
             f"{settings.embedding_model!r}: re-embed (graphmem db reembed) or configure the old model"
         )
     params = {"dimensions": embedding_dim, "similarity": settings.embedding_similarity}

@@ -6,7 +6,10 @@ import pytest
 
 from graphmem.config import Settings
 from graphmem.errors import SchemaMismatchError
-from graphmem.store import Store, migrate
+from graphmem.models import MemoryDraft, MemoryKind
+from graphmem.service import MemoryService
+from graphmem.service.reembed import reembed
+from graphmem.store import Step, Store, migrate
 from graphmem.store.schema import schema_version
 
 
@@ -45,3 +48,22 @@ async def test_constraints_exist(store: Store) -> None:
     rows = await store.run_schema("admin/constraints")
     names = {r["name"] for r in rows}
     assert {"memory_id", "task_id", "turn_id", "entity_key", "request_key"} <= names
+
+
+async def test_reembed_rebuilds_vectors_and_accepts_the_new_model(service: MemoryService, store: Store,
+                                                                  namespace: str) -> None:
+    (item,) = (await service.write_memories([MemoryDraft(namespace=namespace, kind=MemoryKind.SEMANTIC,
+                                                         content="Gus repairs old radios")])).items
+    stale = [1.0] + [0.0] * 383  # a vector from "another model"
+    await store.write([Step("test/set_embedding", {"id": item.id, "embedding": stale})])
+    await store.write([Step("test/set_recorded_model", {"model": "old-model"})])
+    with pytest.raises(SchemaMismatchError, match="old-model"):
+        await migrate(store, embedding_dim=384)
+    report = await reembed(store, service.embedder, page=2)
+    assert report.memories >= 1
+    assert report.index_rebuilt is False  # same dimension: the index is kept
+    assert report.schema.embedding_model == store.settings.embedding_model
+    hits = await store.vector_search(service.embedder.embed_query("who fixes radios?"), [namespace], k=1)
+    assert hits[0].memory.id == item.id
+    assert hits[0].score > 0.75  # the stale axis vector would score about 0.5
+    await migrate(store, embedding_dim=384)  # the mismatch is gone
