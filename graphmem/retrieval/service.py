@@ -168,17 +168,30 @@ class RetrievalService:
         config = ExpansionConfig(hops=options.hops, decay=self.expansion.decay,
                                  degree_beta=self.expansion.degree_beta, type_weights=self.expansion.type_weights)
         for hop in range(1, options.hops + 1):
-            top = dict(sorted(frontier.items(), key=lambda kv: -kv[1])[:FRONTIER_LIMIT])
-            edges_rows = await self.store.read("retrieval/expand_hop", frontier=list(top), types=EXPAND_TYPES,
-                                               fanout=FANOUT, **filters)
-            edges = []
-            for r in edges_rows:
-                degree[r["from_key"]] = int(r["from_degree"])
-                if r["to_label"] == "Memory":
-                    keys[r["to_key"]] = r["dst_id"] if r["to_key"] == r["dst"] else r["src_id"]
-                edges.append(Edge(r["src"], r["dst"], r["type"], float(r["weight"]), r["src_id"], r["dst_id"]))
-            frontier = spread_hop(state, top, edges, degree, config, hop)
+            # A hop goes from memories to memories: through a direct edge, or through one entity or turn that
+            # both are linked to (memory -ABOUT-> entity <-ABOUT- memory; memory -DERIVED_FROM-> turn <- ...).
+            received = await self._step(frontier, keys, degree, state, config, hop, filters)
+            via = {k: a for k, a in received.items() if k not in keys}
+            if via:
+                for k, a in (await self._step(via, keys, degree, state, config, hop, filters)).items():
+                    received[k] = received.get(k, 0.0) + a
+            frontier = {k: a for k, a in received.items() if k in keys}
         return state, keys
+
+    async def _step(self, frontier: dict[str, float], keys: dict[str, str], degree: dict[str, int],
+                    state: dict[str, Activation], config: ExpansionConfig, hop: int,
+                    filters: dict[str, Any]) -> dict[str, float]:
+        """One walk step from the strongest frontier nodes; records memory keys and degrees as it goes."""
+        top = dict(sorted(frontier.items(), key=lambda kv: -kv[1])[:FRONTIER_LIMIT])
+        rows = await self.store.read("retrieval/expand_hop", frontier=list(top), types=EXPAND_TYPES,
+                                     fanout=FANOUT, **filters)
+        edges = []
+        for r in rows:
+            degree[r["from_key"]] = int(r["from_degree"])
+            if r["to_label"] == "Memory":
+                keys[r["to_key"]] = r["dst_id"] if r["to_key"] == r["dst"] else r["src_id"]
+            edges.append(Edge(r["src"], r["dst"], r["type"], float(r["weight"]), r["src_id"], r["dst_id"]))
+        return spread_hop(state, top, edges, degree, config, hop)
 
     async def _candidates(self, seeds: dict[str, float], state: dict[str, Activation], keys: dict[str, str],
                           options: SearchOptions, qvec: list[float]) -> dict[str, tuple[Memory, float]]:
