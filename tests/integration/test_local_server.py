@@ -46,9 +46,9 @@ async def test_stopped_server_gives_a_clear_error(tmp_path: Path, neo4j_settings
     server = LocalNeo4j(settings)
     server.fetch()
     status = server.start(ready=lambda: wait_ready(settings))
-    assert status.running
-    assert jvm_running(settings.neo4j_home_dir)
     try:
+        assert status.running
+        assert jvm_running(settings.neo4j_home_dir)
         async with Store.connect(settings) as store:
             assert await store.read("admin/ping") == [{"ok": 1}]
             # a second server on the same ports is refused before any JVM starts
