@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 
 import strawberry
@@ -126,7 +127,7 @@ class Mutation:
     async def restore_memories(self, info: Info, namespace: str, ids: list[strawberry.ID]) -> list[str]:
         return await info.context.service.restore_memories(namespace, [str(i) for i in ids])
 
-    @strawberry.mutation(description="Create or update typed, weighted edges. Returns how many were new.")
+    @strawberry.mutation(description="Create or update typed, weighted edges. Returns how many were written.")
     async def relate(self, info: Info, namespace: str, relations: list[RelationInput],
                      request_id: str | None = None) -> int:
         parsed = parse_items(Relation, [{"source_id": r.source_id, "target_id": r.target_id, "type": r.type,
@@ -141,8 +142,10 @@ class Mutation:
 
     @strawberry.mutation(description="Open a task (its interaction log).")
     async def start_task(self, info: Info, task: TaskInput, request_id: str | None = None) -> Task:
+        # Without an id, a request id names the task, so that a retried startTask is a replay, not a new task.
+        task_id = task.id or (request_task_id(task.namespace, request_id) if request_id else new_id())
         (model,) = parse_items(TaskModel, [{"namespace": task.namespace, "agent": task.agent, "title": task.title,
-                                            "id": task.id or new_id()}])
+                                            "id": task_id}])
         return Task.from_domain(await info.context.service.start_task(model, request_id))
 
     @strawberry.mutation(description="Append turns to a task's log.")
@@ -155,6 +158,10 @@ class Mutation:
     @strawberry.mutation(description="End a task.")
     async def end_task(self, info: Info, namespace: str, id: strawberry.ID, outcome: str | None = None) -> Task:
         return Task.from_domain(await info.context.service.end_task(namespace, str(id), outcome))
+
+
+def request_task_id(namespace: str, request_id: str) -> str:
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"graphmem:{namespace}:{request_id}").hex
 
 
 schema = strawberry.Schema(

@@ -196,7 +196,7 @@ class MemoryService(IdempotentWriter):
     async def relate(
         self, namespace: str, relations: Sequence[Relation], *, request_id: str | None = None,
     ) -> int:
-        """Create or update typed edges between memories of ``namespace``; returns how many were new."""
+        """Create or update typed edges between memories of ``namespace``; returns how many were written."""
         check_namespace_arg(namespace)
         if not relations:
             raise ValidationError("no relations given")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -33,7 +34,8 @@ class TaskService(IdempotentWriter):
         """Open a task (idempotent on its id)."""
         row = task.model_dump(mode="python")
         row["status"] = task.status.value
-        await self._apply(task.namespace, request_id, "start_task", {"task": task},
+        payload = {"task": task.model_dump(mode="json", exclude={"started_at"})}  # a retry has a new clock
+        await self._apply(task.namespace, request_id, "start_task", payload,
                           [Step("task/start", {"row": row})], "null")
         return await self.get(task.namespace, task.id)
 
@@ -50,6 +52,10 @@ class TaskService(IdempotentWriter):
             raise NotFoundError(f"task {task_id!r} not found in {namespace!r}")
         if head[0]["status"] == TaskStatus.ENDED.value and not all(isinstance(t, Turn) for t in turns):
             raise ConflictError(f"task {task_id!r} has ended: no more turns")
+        payload = {"task": task_id, "turns": [t.model_dump(mode="json") if isinstance(t, Turn)
+                                              else [Role(t[0]).value, t[1]] for t in turns]}
+        if (stored := await self._replay(namespace, request_id, "log_turns", payload)) is not None:
+            return [Turn.model_validate(x) for x in json.loads(stored)]
         next_seq = int(head[0]["next_seq"])
         built: list[Turn] = []
         for i, item in enumerate(turns):
@@ -65,9 +71,10 @@ class TaskService(IdempotentWriter):
                 except ValueError as exc:
                     raise ValidationError(str(exc).splitlines()[0], item=i) from None
         rows = [{**t.model_dump(mode="python"), "role": t.role.value} for t in built]
-        await self._apply(namespace, request_id, "log_turns", {"task": task_id, "turns": rows},
-                          [Step("task/log_turns", {"rows": rows, "namespace": namespace})], "null")
-        return built
+        result = json.dumps([t.model_dump(mode="json") for t in built])
+        stored, _ = await self._apply(namespace, request_id, "log_turns", payload,
+                                      [Step("task/log_turns", {"rows": rows, "namespace": namespace})], result)
+        return [Turn.model_validate(x) for x in json.loads(stored)]
 
     async def end(self, namespace: str, task_id: str, *, outcome: str | None = None) -> Task:
         check_namespace_arg(namespace)

@@ -37,8 +37,11 @@ async def lifespan(app: ASGIApp, timeout: float = 120.0) -> AsyncIterator[None]:
     async def send(message: Message) -> None:
         await outbox.put(message)
 
-    scope = {"type": "lifespan", "asgi": {"version": "3.0", "spec_version": "2.0"}, "state": {}}
-    task = asyncio.create_task(app(scope, receive, send))
+    async def serve() -> None:
+        scope = {"type": "lifespan", "asgi": {"version": "3.0", "spec_version": "2.0"}, "state": {}}
+        await app(scope, receive, send)
+
+    task = asyncio.create_task(serve())
 
     async def reply(expected: str) -> None:
         waiter = asyncio.ensure_future(outbox.get())
@@ -180,11 +183,11 @@ async def seed_b(api: Api) -> Seeded:
 
 
 @asynccontextmanager
-async def open_api(base: Settings, embedder: Embedder, *, seed: bool = True, **overrides: Any) -> AsyncIterator[Api]:
+async def open_api(base: Settings, embedder: Embedder, *, seed: bool = True, wipe_after: bool = True,
+                   **overrides: Any) -> AsyncIterator[Api]:
     """An app on ``base``'s Neo4j with the four tokens, its lifespan running, an ASGI client, fresh namespaces
     (wiped afterwards) and, with ``seed``, B's data written."""
-    suffix = uuid.uuid4().hex[:10]
-    ns_a, ns_b, shared = f"api-a-{suffix}", f"api-b-{suffix}", f"api-s-{suffix}"
+    ns_a, ns_b, shared = fresh_namespaces()
     tokens, entries = make_tokens(ns_a, ns_b)
     settings = api_settings(base, entries, shared=shared, **overrides)
     app = create_app(settings, embedder=embedder)
@@ -196,6 +199,17 @@ async def open_api(base: Settings, embedder: Embedder, *, seed: bool = True, **o
                 api.b = await seed_b(api)
             yield api
     finally:
-        async with Store.connect(base) as store:
-            for ns in (ns_a, ns_b, shared):
-                await store.wipe_namespace(ns)
+        if wipe_after:
+            await wipe(base, ns_a, ns_b, shared)
+
+
+def fresh_namespaces() -> tuple[str, str, str]:
+    """Namespaces A, B and a shared one of this app alone."""
+    suffix = uuid.uuid4().hex[:10]
+    return f"api-a-{suffix}", f"api-b-{suffix}", f"api-s-{suffix}"
+
+
+async def wipe(base: Settings, *namespaces: str) -> None:
+    async with Store.connect(base) as store:
+        for ns in namespaces:
+            await store.wipe_namespace(ns)

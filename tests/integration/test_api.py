@@ -105,12 +105,13 @@ async def test_health_ready_and_metrics(api: Api) -> None:
 
 
 async def test_rate_limit_is_429_with_retry_after(migrated: Settings, embedder: Embedder) -> None:
-    async with open_api(migrated, embedder, seed=False, rate_limit_per_s=0.2, rate_limit_burst=2) as tight:
+    # One request back every 20 s: a slow machine cannot refill the bucket between the three requests.
+    async with open_api(migrated, embedder, seed=False, rate_limit_per_s=0.05, rate_limit_burst=2) as tight:
         for _ in range(2):
             assert (await post(tight.client, tight.tokens.a, STATS, {"ns": tight.ns_a})).status_code == 200
         limited = await post(tight.client, tight.tokens.a, STATS, {"ns": tight.ns_a})
         assert limited.status_code == 429
-        assert 1 <= int(limited.headers["retry-after"]) <= 6
+        assert 1 <= int(limited.headers["retry-after"]) <= 21
         assert codes(limited.json()) == ["RATE_LIMITED"]
         assert "data" not in limited.json()
         other = await post(tight.client, tight.tokens.b, STATS, {"ns": tight.ns_b})
@@ -289,8 +290,6 @@ async def test_replayed_request_id_returns_the_first_result(api: Api) -> None:
     assert codes(await api.call(api.tokens.a, relate, heavier)) == ["CONFLICT"]
 
 
-@pytest.mark.xfail(strict=True, reason="service bug: startTask/logTurns hash fresh timestamps and turn ids into "
-                                       "the idempotency payload, so every replay is a CONFLICT")
 async def test_replayed_task_writes_are_not_conflicts(api: Api) -> None:
     start = "mutation($t: TaskInput!, $r: String) { startTask(task: $t, requestId: $r) { id } }"
     variables = {"t": {"namespace": api.ns_a, "id": "replayed-task", "title": "retry me"}, "r": "req-task-1"}

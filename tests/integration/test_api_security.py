@@ -75,7 +75,9 @@ async def test_b_sees_its_own_data_through_the_same_fields(api: Api) -> None:
 
 async def test_token_a_learns_nothing_of_b_from_any_query_field(api: Api) -> None:
     planned = probes(api)
-    assert set(planned) == set(schema._schema.query_type.fields), "a Query field has no isolation probe"
+    query_type = schema._schema.query_type
+    assert query_type is not None
+    assert set(planned) == set(query_type.fields), "a Query field has no isolation probe"
     for field, cases in planned.items():
         for query, variables in cases:
             response = await api.client.post("/graphql", json={"query": query, "variables": variables},
