@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 MAX_CONTENT_CHARS = 8000
@@ -62,7 +62,22 @@ def check_namespace(value: str) -> str:
     return value
 
 
-Namespace = Annotated[str, Field(min_length=1, max_length=64)]
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("content is blank")
+    return value
+
+
+def _finite(value: float) -> float:
+    if math.isnan(value) or math.isinf(value):
+        raise ValueError("must be a finite number")
+    return value
+
+
+Namespace = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(check_namespace)]
+Content = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT_CHARS), AfterValidator(_not_blank)]
+Unit = Annotated[float, Field(ge=0.0, le=1.0), AfterValidator(_finite)]
+"""A finite number in [0, 1] (confidence, importance, weight)."""
 
 
 class Memory(BaseModel):
@@ -73,9 +88,9 @@ class Memory(BaseModel):
     id: str = Field(default_factory=new_id, min_length=1, max_length=64)
     namespace: Namespace
     kind: MemoryKind
-    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
-    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    content: Content
+    confidence: Unit = 1.0
+    importance: Unit = 0.5
     access_count: int = Field(default=0, ge=0)
     last_accessed_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
@@ -92,25 +107,6 @@ class Memory(BaseModel):
     content_hash: str | None = None
     signature: str | None = None
     metadata: dict[str, str] = Field(default_factory=dict)
-
-    @field_validator("namespace")
-    @classmethod
-    def _namespace(cls, value: str) -> str:
-        return check_namespace(value)
-
-    @field_validator("content")
-    @classmethod
-    def _content(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("content is blank")
-        return value
-
-    @field_validator("confidence", "importance")
-    @classmethod
-    def _finite(cls, value: float) -> float:
-        if math.isnan(value) or math.isinf(value):
-            raise ValueError("must be a finite number")
-        return value
 
     @field_validator("tags")
     @classmethod
@@ -158,10 +154,10 @@ class MemoryDraft(BaseModel):
 
     namespace: Namespace
     kind: MemoryKind
-    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
+    content: Content
     id: str | None = Field(default=None, min_length=1, max_length=64)
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
-    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    confidence: Unit = 1.0
+    importance: Unit = 0.5
     tags: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
     source: str | None = Field(default=None, max_length=256)
@@ -174,22 +170,6 @@ class MemoryDraft(BaseModel):
     task_id: str | None = None
     """The task this memory came from (``FROM_TASK`` edge)."""
     metadata: dict[str, str] = Field(default_factory=dict)
-
-    _namespace = field_validator("namespace")(check_namespace)
-
-    @field_validator("content")
-    @classmethod
-    def _content(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("content is blank")
-        return value
-
-    @field_validator("confidence", "importance")
-    @classmethod
-    def _finite(cls, value: float) -> float:
-        if math.isnan(value) or math.isinf(value):
-            raise ValueError("must be a finite number")
-        return value
 
     @field_validator("entities")
     @classmethod
@@ -225,8 +205,6 @@ class Task(BaseModel):
     outcome: str | None = Field(default=None, max_length=MAX_CONTENT_CHARS)
     reflected_at: datetime | None = None
 
-    _namespace = field_validator("namespace")(check_namespace)
-
 
 class Turn(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -250,16 +228,9 @@ class Relation(BaseModel):
     source_id: str = Field(min_length=1, max_length=64)
     target_id: str = Field(min_length=1, max_length=64)
     type: RelationType
-    weight: float = Field(default=1.0, ge=0.0, le=1.0)
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    weight: Unit = 1.0
+    confidence: Unit = 1.0
     source: str | None = Field(default=None, max_length=256)
-
-    @field_validator("weight", "confidence")
-    @classmethod
-    def _finite(cls, value: float) -> float:
-        if math.isnan(value) or math.isinf(value):
-            raise ValueError("must be a finite number")
-        return value
 
 
 class WriteAction(StrEnum):
