@@ -32,6 +32,7 @@ import numpy as np
 from graphmem.config import Settings
 from graphmem.embed import make_embedder
 from graphmem.errors import ConfigError
+from graphmem.service.dedupe import dedupe_threshold, same_details
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = HERE / "data" / "dedupe_pairs.jsonl"
@@ -314,10 +315,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--backends", nargs="+", choices=sorted(BACKENDS), default=list(BACKENDS))
     parser.add_argument("--examples", type=int, default=10, help="hardest pairs to list per side")
+    parser.add_argument("--guard", action="store_true",
+                        help="score what graphmem does: a pair merges only when the key-detail check "
+                             "(graphmem.service.dedupe.same_details) passes too (a failed check counts as cosine -1)")
     args = parser.parse_args(argv)
 
     pairs = load_pairs(args.data)
-    current = Settings().dedupe_threshold
+    current = dedupe_threshold(Settings())
     raw = args.data.read_bytes()
     result: dict[str, Any] = {
         "data": {
@@ -330,6 +334,7 @@ def main(argv: list[str] | None = None) -> int:
             "by_lang": {lang: sum(p.lang == lang for p in pairs) for lang in sorted({p.lang for p in pairs})},
         },
         "current_threshold": current,
+        "guard": args.guard,
         "rule": "merge when cosine >= threshold; recommended = fewest hard false merges, then fewest false merges, "
         "then best recall",
         "thresholds": THRESHOLDS,
@@ -346,6 +351,11 @@ def main(argv: list[str] | None = None) -> int:
         backend = BACKENDS[name]
         try:
             sims, info = cosines(backend, pairs)
+            if args.guard:
+                passed = np.array([same_details(p.a, p.b) for p in pairs])
+                info["guard"] = {"positives_passing": float(passed[[p.same for p in pairs]].mean()),
+                                 "negatives_blocked": float((~passed[[not p.same for p in pairs]]).mean())}
+                sims = np.where(passed, sims, -1.0)
         except ConfigError as exc:
             print(f"\n=== {name}: skipped ({exc}) ===")
             result["backends"][name] = {"skipped": str(exc)}
