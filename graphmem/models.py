@@ -45,6 +45,14 @@ class RelationType(StrEnum):
     DERIVED_FROM = "DERIVED_FROM"  # provenance: source was distilled from target (memory)
 
 
+class Vector(list[float]):
+    """An embedding as a query parameter. The neo4j driver formats every parameter with ``repr`` for its debug
+    log even when debug logging is off; a short repr saves that work for hundreds of 384-float vectors."""
+
+    def __repr__(self) -> str:
+        return f"<vector[{len(self)}]>"
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -127,7 +135,7 @@ class Memory(BaseModel):
         row["sources"] = list(self.sources)
         row["tags_text"] = " ".join(self.tags)
         row["metadata_json"] = _json(row.pop("metadata"))
-        row["embedding"] = embedding
+        row["embedding"] = Vector(embedding)
         return row
 
 

@@ -12,7 +12,7 @@ from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, ValidationError
 from graphmem.llm import LLMClient
-from graphmem.models import Memory, check_namespace, utcnow
+from graphmem.models import Memory, Vector, check_namespace, utcnow
 from graphmem.retrieval.access import AccessRecorder
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache
 from graphmem.retrieval.expansion import Activation, Edge, ExpansionConfig, seed_state, spread_hop
@@ -88,7 +88,7 @@ class RetrievalService:
         timings: dict[str, float] = {}
         started = t0 = time.perf_counter()
         now = utcnow()
-        qvec = await asyncio.to_thread(self.embedder.embed_query, query)
+        qvec = Vector(await asyncio.to_thread(self.embedder.embed_query, query))
         t1 = time.perf_counter()
         timings["embed"] = (t1 - t0) * 1000
         filters = self._filters(options, now)

@@ -19,6 +19,7 @@ from graphmem.models import (
     MemoryDraft,
     MemoryStatus,
     Relation,
+    Vector,
     WriteResult,
     utcnow,
 )
@@ -186,7 +187,7 @@ class MemoryService(IdempotentWriter):
         rows = await self.store.read(
             "memory/dedupe_candidates", index=VECTOR_INDEX, k=20, per_row=5, now=utcnow(),
             min_score=index_score_from_cosine(self.threshold, similarity),
-            rows=[{"idx": i, "embedding": v, "namespace": d.namespace, "kind": d.kind.value}
+            rows=[{"idx": i, "embedding": Vector(v), "namespace": d.namespace, "kind": d.kind.value}
                   for i, (d, v) in enumerate(zip(drafts, vectors, strict=True)) if i in wanted and i not in hash_hits],
         )
         vector_hits = {r["idx"]: [Hit(c["id"], cosine_from_index_score(c["score"], similarity), c["content"])

@@ -123,7 +123,8 @@ def _duplicate_of(
     same = [(j, mid) for j, mid in created if drafts[j].namespace == draft.namespace and drafts[j].kind == draft.kind]
     if same:
         sims = matrix[[j for j, _ in same]] @ matrix[i]
-        candidates += [Hit(mid, float(sim), drafts[j].content) for (j, mid), sim in zip(same, sims, strict=True)]
+        close = np.flatnonzero(sims >= threshold)  # only near ones become candidates (batches are large)
+        candidates += [Hit(same[c][1], float(sims[c]), drafts[same[c][0]].content) for c in close]
     for hit in sorted(candidates, key=lambda h: -h.cosine):
         if hit.cosine < threshold:
             break
