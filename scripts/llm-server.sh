@@ -15,7 +15,7 @@
 #   GRAPHMEM_LLM_THREADS         inference threads (default 2)
 #   GRAPHMEM_LLM_CTX             context size (default 4096)
 #   GRAPHMEM_LLM_START_TIMEOUT   seconds to wait for /v1/models on start (default 120)
-#   GRAPHMEM_LLM_CMAKE_ARGS      CMake flags for the llama.cpp build (default below: CPU, -march=native, no BLAS)
+#   GRAPHMEM_LLM_CMAKE_ARGS      CMake flags for the llama.cpp build (default below: CPU, x86-64-v3 + AVX-512, no BLAS)
 #   PYTHON                       interpreter used to create .llm-venv (default python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,10 +43,28 @@ PORT=${GRAPHMEM_LLM_PORT:-8088}
 THREADS=${GRAPHMEM_LLM_THREADS:-2}
 N_CTX=${GRAPHMEM_LLM_CTX:-4096}
 START_TIMEOUT=${GRAPHMEM_LLM_START_TIMEOUT:-120}
-# CPU build. GGML_NATIVE=ON (-march=native) is right here: .llm-venv is built on the machine that runs it.
-# LLAVA_BUILD=OFF skips the multimodal library (text-only server; it is loaded lazily, never by us).
-CMAKE_ARGS_DEFAULT="-DGGML_NATIVE=ON -DGGML_BLAS=OFF -DGGML_CUDA=OFF -DGGML_VULKAN=OFF -DGGML_METAL=OFF -DLLAVA_BUILD=OFF"
-LLM_CMAKE_ARGS=${GRAPHMEM_LLM_CMAKE_ARGS:-$CMAKE_ARGS_DEFAULT}
+# CPU build, no BLAS/GPU. NOT GGML_NATIVE: -march=native on these Xeons turns on ggml's AMX kernels, and those
+# die with SIGILL ("trap invalid opcode ... tilezero" in libggml-cpu.so) on the first chat completion: ggml asks
+# the kernel for AMX tile permission on the main thread only, the worker threads then fault (llama.cpp PR #26954).
+# GGML_NATIVE=OFF gives the x86-64-v3 set (AVX, AVX2, FMA, F16C, BMI2); the AVX-512 parts this CPU has are added.
+# LLAVA_BUILD=OFF skips the multimodal library (text-only server; llama_cpp loads it lazily, never here).
+default_cmake_args() {
+  local args="-DGGML_NATIVE=OFF -DGGML_BLAS=OFF -DGGML_CUDA=OFF -DGGML_VULKAN=OFF -DGGML_METAL=OFF -DLLAVA_BUILD=OFF"
+  local flags
+  flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
+  if [ "$(uname -m)" = x86_64 ]; then
+    local f ok=1
+    for f in avx512f avx512cd avx512vl avx512dq avx512bw; do [[ $flags == *" $f "* ]] || ok=0; done
+    if [ $ok = 1 ]; then
+      args="$args -DGGML_AVX512=ON"
+      [[ $flags == *" avx512vbmi "* ]] && args="$args -DGGML_AVX512_VBMI=ON"
+      [[ $flags == *" avx512_vnni "* ]] && args="$args -DGGML_AVX512_VNNI=ON"
+      [[ $flags == *" avx512_bf16 "* ]] && args="$args -DGGML_AVX512_BF16=ON"
+    fi
+  fi
+  echo "$args"
+}
+LLM_CMAKE_ARGS=${GRAPHMEM_LLM_CMAKE_ARGS:-$(default_cmake_args)}
 
 BASE_URL="http://$HOST:$PORT/v1"
 
@@ -100,6 +118,9 @@ install_llama_cpp() {
   else
     log "using cached wheel $whl"
   fi
+  # Uninstall first: pip treats a wheel file of the already-installed version as satisfied and would keep
+  # a build made with other CMake flags.
+  "$VENV/bin/python" -m pip uninstall -q -y llama-cpp-python >/dev/null 2>&1 || true
   "$VENV/bin/python" -m pip install -q "$whl[server]"
   "$VENV/bin/python" -c 'import llama_cpp.server' || die "llama_cpp.server does not import after install"
   echo "$want" >"$stamp"
@@ -229,8 +250,12 @@ cmd_start() {
     fi
     sleep 0.5
   done
-  grep -E "^(Using gguf chat template|Guessed chat format|Using fallback chat format)" "$LOG" | head -1 \
-    | cut -c1-80 | sed 's/^/llm-server: chat format: /' || true
+  # No --chat_format given: llama-cpp-python uses the GGUF's own template ("chat_template.default").
+  if grep -q "^Using gguf chat template" "$LOG"; then
+    log "chat format: the GGUF's tokenizer.chat_template (chat_template.default)"
+  else
+    grep -E "^(Guessed chat format|Using fallback chat format)" "$LOG" | head -1 | sed 's/^/llm-server: /' || true
+  fi
   log "up in $((SECONDS - t0)) s (pid $pid, model $MODEL_ALIAS)"
   echo "$BASE_URL"
 }

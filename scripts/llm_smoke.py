@@ -234,4 +234,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except httpx.HTTPError as exc:
+        cache = os.environ.get("GRAPHMEM_CACHE_DIR", os.path.expanduser("~/.cache/graphmem"))
+        print(f"llm smoke: FAILED: {type(exc).__name__}: {exc} (server log: {cache}/llm/server.log)")
+        sys.exit(1)
