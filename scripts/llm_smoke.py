@@ -11,8 +11,10 @@ What it checks:
 2. A chat completion with response_format {"type": "json_object", "schema": {...}} returns JSON that parses
    and fits the schema (llama-cpp-python turns the schema into a grammar, so the output is constrained).
 3. response_format {"type": "json_schema", ...} (the OpenAI structured-output form) is rejected by this
-   server: its request model only allows "text" and "json_object", so it answers 422. Clients talking to
-   it must send json_object + schema. If a future server accepts it, this is reported, not failed.
+   server: its request model only allows "text" and "json_object". llama-cpp-python 0.3.36 answers
+   HTTP 500 {"error": {"message": "1 validation error: ... Input should be 'text' or 'json_object'",
+   "type": "internal_server_error"}} (not 422). Clients talking to it must send json_object + schema.
+   If a future server accepts it, this is reported, not failed.
 
 Exit status 0 when 1 and 2 pass.
 """
