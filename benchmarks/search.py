@@ -29,16 +29,17 @@ One run does everything:
    load hit all three alike), each through its own ``RetrievalService`` (its own result cache):
    - ``vector-only``: channels=(VECTOR,), hops=0, rerank=NONE;
    - ``fused``: all four channels, RRF, hops=0, rerank=FORMULA;
-   - ``fused+expansion``: the defaults (all channels, hops=1, rerank=FORMULA).
+   - ``fused+expansion``: the defaults (all channels, hops=1, rerank=FORMULA);
+   - ``vec+text+expansion``: a what-if, the defaults without the recency and popularity seed channels.
    Reported per size and mode: p50/p95 of each stage of ``timings_ms`` (embed, seeds, expand, rerank, total),
    of the end-to-end time measured around ``search()`` in the client, and of each Cypher statement; every
    response is checked to be ``cached == False``.
 4. graphiti-core 0.31.2 on the same server and the same facts, loaded through graphiti's own API by
    ``graphiti_peer/load_and_search.py`` (run with ``--graphiti-python``, its own group id), with the same
    measured queries (``--queries-file``); the ratios graphiti/graphmem of p50 and p95 are computed for
-   ``fused+expansion`` and ``vector-only``. It runs at the first size, and at a larger one only if that size
-   is made of real facts and its load, extrapolated from the last graphiti run, fits in
-   ``--graphiti-budget-s`` (default 900 s); otherwise the JSON says why not and what that run predicts.
+   every mode (the issue's pair: ``fused+expansion`` and ``vector-only``). It runs at the first size, and at a
+   larger one only if that size is made of real facts and its load, extrapolated from the last graphiti run,
+   fits in ``--graphiti-budget-s`` (default 900 s); otherwise the JSON says why not and what that run predicts.
 5. After the largest size: ``PROFILE`` of every statement the default mode ran, with the parameters of a
    real query, and the query embedding time with 1 torch thread against torch's default.
 
@@ -479,6 +480,8 @@ MODES: dict[str, dict[str, Any]] = {
     "vector-only": {"channels": (Channel.VECTOR,), "hops": 0, "rerank": RerankMode.NONE},
     "fused": {"hops": 0},
     "fused+expansion": {},  # the defaults: all channels, hops=1, rerank=FORMULA
+    # what-if, for the findings: the default without the recency and popularity seed channels
+    "vec+text+expansion": {"channels": (Channel.VECTOR, Channel.FULLTEXT)},
 }
 DEFAULT_MODE = "fused+expansion"
 
@@ -713,7 +716,7 @@ def run_graphiti(args: argparse.Namespace, settings: Settings, facts: Sequence[F
 def ratios(graphiti: dict[str, Any], graphmem: dict[str, Any]) -> dict[str, Any]:
     g = graphiti["search"]["latency"]
     out: dict[str, Any] = {}
-    for mode in ("fused+expansion", "vector-only", "fused"):
+    for mode in MODES:
         m = graphmem[mode]["client_e2e"]
         p50, p95 = g["p50_ms"] / m["p50_ms"], g["p95_ms"] / m["p95_ms"]
         out[mode] = {"graphiti_p50_ms": g["p50_ms"], "graphmem_p50_ms": m["p50_ms"], "p50_ratio": round(p50, 2),
@@ -850,6 +853,8 @@ async def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j |
                 if not args.no_graphiti:
                     skip = graphiti_skip(size, ds.synthetic > 0, graphiti, args.graphiti_budget_s)
                     if skip is None:
+                        for done in graphiti:  # one graphiti group at a time, as for graphmem's namespaces
+                            await delete_where(store, "group_id", f"{args.namespace}-graphiti-{done}")
                         graphiti[label] = run_graphiti(args, settings, facts[:size], queries,
                                                        f"{args.namespace}-graphiti-{label}", workdir)
                         if graphiti[label]["run"]:
@@ -994,11 +999,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=7, help="make_facts seed (7: the graphiti_peer README's files)")
     parser.add_argument("--embed-cache", type=Path, help="a folder to keep real embeddings in between runs")
     parser.add_argument("--no-graphiti", action="store_true", help="skip graphiti-core")
-    parser.add_argument("--graphiti-python", type=Path, default=Path("/tmp/graphiti-venv/bin/python"),  # noqa: S108
-                        help="python of graphiti's own venv (default /tmp/graphiti-venv/bin/python)")
+    parser.add_argument("--graphiti-python", type=Path,
+                        default=Path(os.environ.get("GRAPHMEM_GRAPHITI_PYTHON", ".graphiti-venv/bin/python")),
+                        help="python of graphiti's own venv (env GRAPHMEM_GRAPHITI_PYTHON; default "
+                             ".graphiti-venv/bin/python; see benchmarks/graphiti_peer/README.md)")
     parser.add_argument("--graphiti-budget-s", type=float, default=900,
                         help="run graphiti at a larger size only if its extrapolated load fits (default 900)")
-    parser.add_argument("--graphiti-timeout", type=int, default=2400, help="seconds for graphiti's load + search")
+    parser.add_argument("--graphiti-timeout", type=int, default=3600, help="seconds for graphiti's load + search")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/search.json"))
     args = parser.parse_args(argv)
     if min(args.sizes) < 1 or args.queries < 1 or args.warmup < 0 or args.real < 1:
@@ -1060,8 +1067,10 @@ def notes(report: dict[str, Any]) -> list[str]:
         "graphmem modes run round-robin per query (order rotating), so load drifts hit all modes alike.",
         "graphmem's client_e2e includes the query embedding (in-process, torch threads as in 'embedding'), as "
         "graphiti's latency does.",
-        "The sizes share their real facts; one graphmem namespace is in the database at a time (the previous "
-        "size is deleted before the next is loaded); graphiti's group stays (its own nodes and edges).",
+        "The sizes share their base facts; one graphmem namespace and one graphiti group are in the database at a "
+        "time (the previous size's are deleted before the next is loaded). graphiti's group and graphmem's "
+        "namespace of one size are there together: graphiti's edges_in_db also counts graphmem's RELATES_TO edges "
+        "(between Memory nodes, which graphiti's scan from :Entity nodes does not cross).",
     ]
     for label, ds in report["datasets"].items():
         decision = report["embedding"].get(label)
