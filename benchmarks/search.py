@@ -643,11 +643,14 @@ async def python_profile(store: Store, embedder: Embedder, settings: Settings, d
         await service.search("tell me again: " + q.text, options)  # not the measured strings: no cache hit
     prof.disable()
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    out = io.StringIO()
-    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(25)
-    lines = [ln.rstrip() for ln in out.getvalue().splitlines() if ln.strip()]
+    def top(sort: str, *restrictions: str | int) -> list[str]:
+        out = io.StringIO()
+        pstats.Stats(prof, stream=out).sort_stats(sort).print_stats(*restrictions)
+        return [ln.rstrip() for ln in out.getvalue().splitlines() if ln.strip()][:45]
+
     return {"searches": len(queries), "wall_ms_per_search": round(wall * 1000 / len(queries), 1),
-            "process_cpu_ms_per_search": round(cpu * 1000 / len(queries), 1), "top_by_tottime": lines[:40]}
+            "process_cpu_ms_per_search": round(cpu * 1000 / len(queries), 1),
+            "top_by_tottime": top("tottime", 25), "graphmem_by_cumtime": top("cumulative", "graphmem", 25)}
 
 
 # --- query embedding and torch threads -------------------------------------------------------------------
@@ -1029,7 +1032,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "python": platform.python_version(), "neo4j_driver": package_version("neo4j"),
         "neo4j_rust_ext": package_version("neo4j-rust-ext"), "torch": package_version("torch"),
         "sentence_transformers": package_version("sentence-transformers"),
-        "graphmem": package_version("graphmem"), "embedder": base.embedder, "embedding_model": base.embedding_model,
+        "graphmem": package_version("graphmem"), "code": code_digest(),
+        "embedder": base.embedder, "embedding_model": base.embedding_model,
         "sizes": args.sizes, "queries": args.queries, "warmup": args.warmup, "k": args.k, "seed": args.seed,
         "modes": {m: {k: [c.value for c in v] if k == "channels" else getattr(v, "value", v) for k, v in kw.items()}
                   or "defaults" for m, kw in MODES.items()},
@@ -1055,6 +1059,22 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"niceness {report['niceness']}; wall {report['wall_s']} s")
     print(f"written to {args.out}")
     return 0
+
+
+def code_digest() -> dict[str, Any]:
+    """What code was measured (the tree has no commit to name here): a digest of graphmem's Python files and
+    Cypher statements, and the newest change among the retrieval files."""
+    root = HERE.parent
+    files = sorted([*root.glob("graphmem/**/*.py"), *root.glob("cypher/**/*.cypher")])
+    digest = hashlib.sha256()
+    for f in files:
+        digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+    retrieval = [*root.glob("graphmem/retrieval/*.py"), *root.glob("cypher/retrieval/*.cypher")]
+    newest = max(retrieval, key=lambda f: f.stat().st_mtime, default=None)
+    return {"sha256_graphmem_and_cypher": digest.hexdigest()[:16], "files": len(files),
+            "newest_retrieval_file": str(newest.relative_to(root)) if newest else None,
+            "newest_retrieval_change": datetime.fromtimestamp(newest.stat().st_mtime, UTC).isoformat(timespec="seconds")
+            if newest else None}
 
 
 def notes(report: dict[str, Any]) -> list[str]:
