@@ -59,6 +59,25 @@ class Settings(BaseSettings):
     llm_structured_output: Literal["json_schema", "json_object_schema"] = "json_object_schema"
     """How to ask for JSON: OpenAI's json_schema, or llama.cpp's {"type": "json_object", "schema": ...}."""
     rerank_timeout_s: float = Field(default=8.0, gt=0)
+    llm_context_tokens: int = Field(default=4096, ge=512)
+    """The model's context window (scripts/llm-server.sh starts it with 4096): prompts are cut to fit."""
+
+    # reflection (graphmem/reflection)
+    reflection_turn_tokens: int = Field(default=1500, ge=100)
+    """Token budget of the compressed interaction log in a reflection prompt."""
+    reflection_related: int = Field(default=8, ge=0, le=50)
+    """How many existing memories most related to the task the model sees (with short ids)."""
+    reflection_max_output_tokens: int = Field(default=900, ge=64)
+    reflection_timeout_s: float = Field(default=300.0, gt=0)
+    """Time limit of one reflection LLM call (a 1.5B model on 2 CPU cores writes ~5-10 tokens/s)."""
+    reflection_worker: bool = False
+    """Run the batched reflection worker inside `graphmem serve` (needs an LLM)."""
+    reflection_batch_size: int = Field(default=5, ge=1)
+    """The worker runs when this many ended tasks wait for reflection ..."""
+    reflection_interval_s: float = Field(default=60.0, gt=0)
+    """... or when the oldest has waited this long."""
+    reflection_max_attempts: int = Field(default=3, ge=1)
+    """A task whose reflection failed this often is left for a person (status failed, error kept)."""
 
     # --- API -----------------------------------------------------------------------------------------
     api_host: str = "127.0.0.1"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -15,6 +16,7 @@ from openai.types.chat import ChatCompletion
 from graphmem.config import Settings
 from graphmem.errors import ConfigError, LLMOutputError, LLMUnavailableError
 from graphmem.llm.parse import parse_output
+from graphmem.llm.prompt import fit_to_context
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 RETRYABLE = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
@@ -45,29 +47,54 @@ class LLMClient:
     async def close(self) -> None:
         await self._client.close()
 
-    def response_format(self, model: type[pydantic.BaseModel]) -> dict[str, Any]:
-        schema = model.model_json_schema()
+    def response_format(self, model: type[pydantic.BaseModel] | dict[str, Any]) -> dict[str, Any]:
+        schema = model if isinstance(model, dict) else model.model_json_schema()
         if self.settings.llm_structured_output == "json_schema":
-            return {"type": "json_schema", "json_schema": {"name": model.__name__, "schema": schema}}
+            name = str(schema.get("title", "output")) if isinstance(model, dict) else model.__name__
+            return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
         return {"type": "json_object", "schema": schema}
 
     async def complete_json(self, system: str, user: str, output: type[M], *, timeout: float | None = None,
-                            max_tokens: int = 1024, repair: bool = True) -> M:
-        """Ask for JSON fitting ``output``; one repair retry on bad output, then LLMOutputError."""
+                            max_tokens: int = 1024, repair: bool = True,
+                            check: Callable[[M, bool], M] | None = None, schema: dict[str, Any] | None = None) -> M:
+        """Ask for JSON fitting ``output``; one repair retry on bad output, then LLMOutputError.
+
+        ``check(answer, last_try)`` runs after the schema validation (e.g. ids the model may use): it raises
+        LLMOutputError (its message is part of the repair request) or returns the answer, possibly cleaned
+        (on the last try it may drop what cannot be repaired any more). ``schema`` replaces ``output``'s JSON
+        schema in the request (e.g. narrowed with enums); the answer is still validated against ``output``.
+        The user message is cut to fit the context window.
+        """
+        user = fit_to_context(system, user, context_tokens=self.settings.llm_context_tokens,
+                              reserve_tokens=max_tokens)
         messages: list[dict[str, str]] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        text = await self._chat(messages, output, timeout, max_tokens)
+        wanted = schema or output.model_json_schema()
+        text = await self._chat(messages, wanted, timeout, max_tokens)
         try:
-            return parse_output(text, output)
+            return self._validated(text, output, check, last_try=not repair)
         except LLMOutputError as first:
             if not repair:
                 raise
-            messages += [{"role": "assistant", "content": text},
+            # The schema is repeated only where the server does not enforce it as a grammar (it is long).
+            shape = "" if self.settings.llm_structured_output == "json_object_schema" else (
+                f", fitting this schema: {json.dumps(wanted)}")
+            messages += [{"role": "assistant", "content": text[:2000]},
                          {"role": "user", "content": f"That answer was not valid: {first}. Reply again with only "
-                                                     f"the JSON object, fitting this schema: "
-                                                     f"{json.dumps(output.model_json_schema())}"}]
-            return parse_output(await self._chat(messages, output, timeout, max_tokens), output)
+                                                     f"the corrected JSON object{shape}."}]
+            retry = fit_to_context(system, "\n\n".join(m["content"] for m in messages[1:]),
+                                   context_tokens=self.settings.llm_context_tokens, reserve_tokens=max_tokens)
+            if len(retry) < sum(len(m["content"]) for m in messages[1:]):  # did not fit: one turn, cut
+                messages = [messages[0], {"role": "user", "content": retry}]
+            return self._validated(await self._chat(messages, wanted, timeout, max_tokens), output, check,
+                                   last_try=True)
 
-    async def _chat(self, messages: list[dict[str, str]], output: type[pydantic.BaseModel], timeout: float | None,
+    @staticmethod
+    def _validated(text: str, output: type[M], check: Callable[[M, bool], M] | None, *, last_try: bool) -> M:
+        parsed = parse_output(text, output)
+        return check(parsed, last_try) if check is not None else parsed
+
+    async def _chat(self, messages: list[dict[str, str]], output: type[pydantic.BaseModel] | dict[str, Any],
+                    timeout: float | None,
                     max_tokens: int) -> str:
         delay = 0.5
         for attempt in range(self.max_retries + 1):

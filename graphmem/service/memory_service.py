@@ -123,6 +123,18 @@ class MemoryService(IdempotentWriter):
         payload = {"drafts": list(drafts), "dedupe": dedupe}
         if (stored := await self._replay(namespace, request_id, "write_memories", payload)) is not None:
             return BatchResult(items=_results(stored), replayed=True)
+        plan = await self.plan_write(drafts, dedupe=dedupe, prepared=prepared)
+        result_json = json.dumps([r.model_dump(mode="json") for r in plan.results])
+        stored, replayed = await self._apply(
+            namespace, request_id, "write_memories", payload, write_steps(plan), result_json
+        )
+        return BatchResult(items=_results(stored), replayed=replayed)
+
+    async def plan_write(
+        self, drafts: Sequence[MemoryDraft], *, dedupe: bool = True, prepared: dict[int, list[float]] | None = None,
+    ) -> WritePlan:
+        """Check, embed and deduplicate a batch (no transaction): what ``write_steps`` writes. Other writers
+        (reflection) add their own statements to the same transaction."""
         existing = await self._check_references(drafts)
         wanted = {i for i, d in enumerate(drafts) if d.id is None or d.id not in existing}
         known = dict(prepared or {})
@@ -131,16 +143,11 @@ class MemoryService(IdempotentWriter):
         zero = [0.0] * self.embedder.dimension  # placeholder for drafts that exist already (never written)
         vectors = [known[i] if i in wanted else zero for i in range(len(drafts))]
         hash_hits, vector_hits = await self._duplicates(drafts, vectors, wanted) if dedupe else ({}, {})
-        plan = plan_batch(
+        return plan_batch(
             drafts, vectors, existing_ids=existing, hash_hits=hash_hits, vector_hits=vector_hits,
             threshold=self.threshold, dedupe=dedupe, alpha=self.settings.dedupe_alpha, now=utcnow(),
             guard=self.settings.dedupe_guard,
         )
-        result_json = json.dumps([r.model_dump(mode="json") for r in plan.results])
-        stored, replayed = await self._apply(
-            namespace, request_id, "write_memories", payload, _write_steps(plan), result_json
-        )
-        return BatchResult(items=_results(stored), replayed=replayed)
 
     async def _check_references(self, drafts: Sequence[MemoryDraft]) -> set[str]:
         """Every referenced turn, memory and task must exist; returns the draft ids that exist already."""
@@ -280,7 +287,8 @@ class MemoryService(IdempotentWriter):
         return memory
 
 
-def _write_steps(plan: WritePlan) -> list[Step]:
+def write_steps(plan: WritePlan) -> list[Step]:
+    """The statements of a planned batch write, in order."""
     steps = []
     if plan.creates:
         rows = [m.to_row(v) for m, v in zip(plan.creates, plan.create_vectors, strict=True)]

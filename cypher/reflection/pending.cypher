@@ -1,0 +1,4 @@
+// The reflection queue's size and the time its oldest task was queued. Parameters: none.
+// Returns: pending (count), oldest (datetime or null).
+MATCH (t:Task) WHERE t.reflection_status = 'pending'
+RETURN count(t) AS pending, min(coalesce(t.reflection_queued_at, t.ended_at)) AS oldest

@@ -1,0 +1,137 @@
+"""Planning a reflection's write (pure): drafts of the new facts and lessons with stable ids, the edges between
+them and existing memories, and the memories they supersede. The write itself is in service.py."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from graphmem.models import MemoryDraft, MemoryKind, RelationType, Turn
+from graphmem.reflection.output import FACT_REF, ReflectionOutput
+
+SOURCE = "reflection"
+LESSON_CONFIDENCE = 0.7
+SUPERSEDE_TYPES = {RelationType.SUPERSEDES, RelationType.CONTRADICTS}
+"""A new fact that SUPERSEDES or CONTRADICTS an existing memory replaces it (the newer statement wins)."""
+
+
+def stable_id(task_id: str, kind: str, content: str) -> str:
+    """The same task and the same text give the same id, so re-reflecting writes nothing new."""
+    text = " ".join(content.lower().split())
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"graphmem:reflection:{task_id}:{kind}:{text}").hex
+
+
+WORD = re.compile(r"[a-z0-9]+")
+STOP_WORDS = ("a an the and or of to in on at for is are was were be been it its this that with from by as "
+              "i you we they he she my your our their me us them do does did not no can will would")
+STOP = frozenset(STOP_WORDS.split(" "))
+
+
+def best_turn(content: str, turns: Sequence[Turn]) -> tuple[str, ...]:
+    """Provenance for a fact the model gave no turns for: the turn sharing the most content words with it
+    (at least two), or none."""
+    words = set(WORD.findall(content.lower())) - STOP
+    scored = [(len(words & set(WORD.findall(t.content.lower()))), -t.seq, t.id) for t in turns]
+    best = max(scored, default=(0, 0, ""))
+    return (best[2],) if best[0] >= 2 else ()
+
+
+@dataclass(frozen=True)
+class EdgeSpec:
+    """An edge between draft indices (int) or existing memory ids (str)."""
+
+    source: int | str
+    type: RelationType
+    target: int | str
+
+
+@dataclass
+class ReflectionPlan:
+    drafts: list[MemoryDraft] = field(default_factory=list)
+    fact_count: int = 0
+    """drafts[:fact_count] are facts, the rest lessons."""
+    edges: list[EdgeSpec] = field(default_factory=list)
+    supersedes: list[tuple[int, str]] = field(default_factory=list)
+    """(draft index, existing memory id) pairs: the memory is replaced by the draft's memory."""
+
+
+def plan_reflection(
+    output: ReflectionOutput, *, namespace: str, task_id: str, turns: Sequence[Turn],
+    aliases: Mapping[str, str], now: datetime,
+) -> ReflectionPlan:
+    """``aliases`` maps the M ids shown to real memory ids; references were checked (output.check_references)."""
+    plan = ReflectionPlan()
+    turn_ids = {t.seq: t.id for t in turns}
+    seen: dict[str, int] = {}  # repeated facts (same text) collapse into the first
+    fact_index: dict[int, int] = {}  # F number -> draft index
+    for n, fact in enumerate(output.facts, start=1):
+        key = " ".join(fact.content.lower().split())
+        if key in seen:
+            fact_index[n] = seen[key]
+            continue
+        kind = MemoryKind(fact.kind)
+        draft = MemoryDraft(
+            namespace=namespace, kind=kind, content=fact.content.strip(), id=stable_id(task_id, kind.value, key),
+            confidence=fact.confidence, entities=tuple(fact.entities), source=f"{SOURCE}:{task_id}",
+            derived_from=tuple(dict.fromkeys(turn_ids[t] for t in fact.turns if t in turn_ids))
+            or best_turn(fact.content, turns),
+            task_id=task_id, valid_from=now if fact.replaces != "none" else None,
+        )
+        seen[key] = fact_index[n] = len(plan.drafts)
+        plan.drafts.append(draft)
+        if fact.replaces != "none":
+            plan.supersedes.append((fact_index[n], aliases[fact.replaces]))
+    plan.fact_count = len(plan.drafts)
+    for text in [*output.errors, *output.improvements]:
+        content = " ".join(text.split())
+        lesson_id = stable_id(task_id, MemoryKind.LESSON.value, content)
+        if any(d.id == lesson_id for d in plan.drafts):
+            continue
+        plan.drafts.append(MemoryDraft(
+            namespace=namespace, kind=MemoryKind.LESSON, content=content, id=lesson_id,
+            confidence=LESSON_CONFIDENCE, source=f"{SOURCE}:{task_id}", task_id=task_id))
+
+    def resolve(ref: str) -> int | str:
+        match = FACT_REF.match(ref)
+        return fact_index[int(match.group(1))] if match else aliases[ref]
+
+    for rel in output.relations:
+        source, target = resolve(rel.source), resolve(rel.target)
+        if source == target:
+            continue
+        if rel.type in SUPERSEDE_TYPES and isinstance(source, int) and isinstance(target, str):
+            plan.supersedes.append((source, target))
+            continue
+        plan.edges.append(EdgeSpec(source, rel.type, target))
+    plan.supersedes = list(dict.fromkeys(plan.supersedes))
+    plan.edges = list(dict.fromkeys(plan.edges))
+    return plan
+
+
+def resolve_rows(
+    plan: ReflectionPlan, memory_ids: Sequence[str], *, now: datetime,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Edge rows (for relation/relate) and supersede rows, once each draft's memory id is known (created, or
+    the existing memory a near-duplicate strengthened). Edges that became self-edges are dropped."""
+
+    def real(ref: int | str) -> str:
+        return memory_ids[ref] if isinstance(ref, int) else ref
+
+    edges: list[dict[str, Any]] = []
+    for edge in plan.edges:
+        a, b = real(edge.source), real(edge.target)
+        if a != b:
+            edges.append({"source_id": a, "target_id": b, "type": edge.type.value, "weight": 1.0,
+                          "confidence": 1.0, "source": SOURCE, "at": now})
+    supersede: list[dict[str, Any]] = []
+    for index, old in plan.supersedes:
+        new = memory_ids[index]
+        if new != old:
+            supersede.append({"new": new, "old": old, "at": now})
+    unique_edges = list({(e["source_id"], e["type"], e["target_id"]): e for e in edges}.values())
+    unique_supersede = list({(s["new"], s["old"]): s for s in supersede}.values())
+    return unique_edges, unique_supersede

@@ -1,0 +1,218 @@
+"""ReflectionService: after a task, an LLM reviews its log and the memories it touches; the distilled facts,
+their edges, provenance, superseded facts, lessons and the task's reflected mark are written in ONE transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from graphmem.errors import ConfigError, GraphmemError, NotFoundError, ValidationError
+from graphmem.llm import LLMClient
+from graphmem.models import Memory, MemoryKind, Task, Turn, Vector, WriteAction, utcnow
+from graphmem.reflection.output import ReflectionOutput, check_references, constrained_schema
+from graphmem.reflection.plan import ReflectionPlan, plan_reflection, resolve_rows
+from graphmem.reflection.prepare import compress_turns, is_small_talk, memory_aliases, render_prompt
+from graphmem.service.memory_service import MemoryService, write_steps
+from graphmem.service.tasks import check_namespace_arg, task_from_map, turn_from_map
+from graphmem.store import Step
+from graphmem.store.records import memory_from_map
+from graphmem.store.store import VECTOR_INDEX
+
+log = logging.getLogger("graphmem.reflection")
+QUERY_TURNS = 6
+"""How many of the task's turns (the longest user turns) query the vector index for related memories."""
+
+
+class WrittenMemory(BaseModel):
+    id: str
+    kind: MemoryKind
+    content: str
+    action: WriteAction
+    similarity: float | None = None
+
+
+class WrittenEdge(BaseModel):
+    source_id: str
+    type: str
+    target_id: str
+
+
+class LLMUsage(BaseModel):
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ReflectionReport(BaseModel):
+    """What one reflection wrote (kept on the task, so a replay returns it without calling the model)."""
+
+    task_id: str
+    namespace: str
+    facts: list[WrittenMemory]
+    lessons: list[WrittenMemory]
+    edges: list[WrittenEdge]
+    superseded: list[str]
+    llm: LLMUsage
+    latency_ms: float
+    turns_shown: int
+    turns_omitted: int
+    related_shown: int
+    dropped_relations: int = 0
+    """Edges the model pointed at facts it did not write, dropped after the repair retry."""
+    replayed: bool = False
+
+
+class ReflectionService:
+    def __init__(self, memory: MemoryService, llm: LLMClient | None) -> None:
+        self.memory = memory
+        self.store = memory.store
+        self.settings = memory.settings
+        self.llm = llm
+        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+
+    async def reflect(self, namespace: str, task_id: str, *, force: bool = False) -> ReflectionReport:
+        """Reflect on a task. A task reflected before returns its stored report (``replayed``) unless ``force``;
+        a forced re-run writes nothing twice (stable ids, idempotent edges and reinforcement)."""
+        check_namespace_arg(namespace)
+        lock = self._locks.setdefault((namespace, task_id), asyncio.Lock())
+        async with lock:
+            rows = await self.store.read("task/get", id=task_id, namespace=namespace)
+            if not rows:
+                raise NotFoundError(f"task {task_id!r} not found in {namespace!r}")
+            stored = rows[0]["task"]
+            if stored.get("reflection_json") and not force:
+                report = ReflectionReport.model_validate_json(stored["reflection_json"])
+                return report.model_copy(update={"replayed": True})
+            task = task_from_map(stored)
+            turns = [turn_from_map(t) for t in rows[0]["turns"]]
+            if not turns:
+                raise ValidationError(f"task {task_id!r} has no turns to reflect on")
+            try:
+                return await self._reflect(task, turns)
+            except (GraphmemError, ValueError) as exc:
+                await self._record_failure(namespace, task_id, exc)
+                raise
+
+    async def _reflect(self, task: Task, turns: Sequence[Turn]) -> ReflectionReport:
+        if self.llm is None:
+            raise ConfigError("reflection needs an LLM: set GRAPHMEM_LLM_BASE_URL (scripts/llm-server.sh start)")
+        started = time.perf_counter()
+        related = await self.related_memories(task.namespace, turns, exclude_task=task.id)
+        aliases = memory_aliases(related)
+        log_ = compress_turns(turns, self.settings.reflection_turn_tokens)
+        system, user = render_prompt(task, log_, aliases)
+        shown_turns = {line.seq for line in log_.lines}
+        before = (self.llm.usage.calls, self.llm.usage.prompt_tokens, self.llm.usage.completion_tokens)
+        output = await self.llm.complete_json(
+            system, user, ReflectionOutput, timeout=self.settings.reflection_timeout_s,
+            max_tokens=self.settings.reflection_max_output_tokens,
+            check=lambda out, last: check_references(out, memory_aliases=set(aliases), turn_numbers=shown_turns,
+                                                   last_try=last),
+            schema=constrained_schema(memory_aliases=list(aliases), turn_numbers=sorted(shown_turns)),
+        )
+        usage = LLMUsage(calls=self.llm.usage.calls - before[0], prompt_tokens=self.llm.usage.prompt_tokens - before[1],
+                         completion_tokens=self.llm.usage.completion_tokens - before[2])
+        now = utcnow()
+        plan = plan_reflection(output, namespace=task.namespace, task_id=task.id, turns=turns,
+                               aliases={a: m.id for a, m in aliases.items()}, now=now)
+        report, steps = await self._write_plan(task, plan, usage, now)
+        report.latency_ms = round((time.perf_counter() - started) * 1000, 1)
+        report.turns_shown, report.turns_omitted, report.related_shown = len(log_.lines), log_.omitted, len(aliases)
+        report.dropped_relations = output.dropped_relations
+        steps.append(self._mark_done(task, report, now))
+        await self.memory._write(task.namespace, steps)
+        log.info("reflected task %s/%s: %d facts, %d lessons, %d edges, %d superseded, %d LLM calls, %.0f ms",
+                 task.namespace, task.id, len(report.facts), len(report.lessons), len(report.edges),
+                 len(report.superseded), usage.calls, report.latency_ms)
+        return report
+
+    async def _write_plan(self, task: Task, plan: ReflectionPlan, usage: LLMUsage,
+                          now: Any) -> tuple[ReflectionReport, list[Step]]:
+        steps: list[Step] = []
+        written: list[WrittenMemory] = []
+        memory_ids: list[str] = []
+        if plan.drafts:
+            batch = await self.memory.plan_write(plan.drafts)
+            steps += write_steps(batch)
+            for draft, result in zip(plan.drafts, batch.results, strict=True):
+                memory_ids.append(result.id)
+                written.append(WrittenMemory(id=result.id, kind=draft.kind, content=draft.content,
+                                             action=result.action, similarity=result.similarity))
+        edge_rows, supersede_rows = resolve_rows(plan, memory_ids, now=now)
+        if edge_rows:
+            steps.append(Step("relation/relate", {"rows": edge_rows, "namespace": task.namespace}))
+        if supersede_rows:
+            steps.append(Step("reflection/supersede", {"rows": supersede_rows, "namespace": task.namespace}))
+        report = ReflectionReport(
+            task_id=task.id, namespace=task.namespace, facts=written[:plan.fact_count],
+            lessons=written[plan.fact_count:],
+            edges=[WrittenEdge(source_id=r["source_id"], type=r["type"], target_id=r["target_id"])
+                   for r in edge_rows],
+            superseded=[r["old"] for r in supersede_rows], llm=usage, latency_ms=0.0,
+            turns_shown=0, turns_omitted=0, related_shown=0,
+        )
+        return report, steps
+
+    def _mark_done(self, task: Task, report: ReflectionReport, now: Any) -> Step:
+        return Step("reflection/mark_done", {"id": task.id, "namespace": task.namespace, "at": now,
+                                             "report": report.model_dump_json()})
+
+    async def related_memories(self, namespace: str, turns: Sequence[Turn], *,
+                               exclude_task: str | None = None) -> list[Memory]:
+        """The active semantic memories and lessons nearest to the task's most telling turns; without those the
+        task itself produced (a re-reflection sees what the first one saw, so its ids mean the same)."""
+        limit = self.settings.reflection_related
+        own: set[str] = set()
+        if exclude_task is not None:
+            own = {r["memory"]["id"] for r in await self.store.read(
+                "task/memories_of", ids=[exclude_task], namespace=namespace)}
+        texts = sorted((t.content for t in turns if t.role.value == "user" and not is_small_talk(t.content)),
+                       key=len, reverse=True)[:QUERY_TURNS]
+        if not limit or not texts:
+            return []
+        vectors = await asyncio.to_thread(lambda: [self.memory.embedder.embed_query(t[:1000]) for t in texts])
+        best: dict[str, tuple[float, Memory]] = {}
+        for vector in vectors:
+            rows = await self.store.read(
+                "memory/vector_search", index=VECTOR_INDEX, embedding=Vector(vector), oversample=limit * 8,
+                k=limit + len(own), namespaces=[namespace], kinds=[MemoryKind.SEMANTIC.value, MemoryKind.LESSON.value],
+                statuses=["active"], now=utcnow())
+            for row in rows:
+                memory = memory_from_map(row["memory"])
+                if memory.id in own:
+                    continue
+                if memory.id not in best or best[memory.id][0] < row["score"]:
+                    best[memory.id] = (row["score"], memory)
+        ranked = sorted(best.values(), key=lambda x: -x[0])[:limit]
+        return [m for _, m in ranked]
+
+    async def _record_failure(self, namespace: str, task_id: str, exc: Exception) -> None:
+        error = f"{type(exc).__name__}: {exc}"[:2000]
+        try:
+            await self.store.write([Step("reflection/mark_failed", {
+                "id": task_id, "namespace": namespace, "at": utcnow(), "error": error,
+                "max_attempts": self.settings.reflection_max_attempts})])
+        except GraphmemError:  # the store is down too: the task stays as it was, still queued
+            log.warning("could not record the failed reflection of %s/%s", namespace, task_id, exc_info=True)
+        log.warning("reflection of %s/%s failed: %s", namespace, task_id, error)
+
+    async def queue(self, namespace: str, task_id: str) -> str:
+        rows = await self.store.write([Step("reflection/queue", {"id": task_id, "namespace": namespace})])
+        if not rows[0]:
+            raise NotFoundError(f"task {task_id!r} not found in {namespace!r}")
+        return str(rows[0][0]["status"])
+
+    async def status(self, namespace: str, task_id: str) -> dict[str, Any]:
+        rows = await self.store.read("reflection/report", id=task_id, namespace=namespace)
+        if not rows:
+            raise NotFoundError(f"task {task_id!r} not found in {namespace!r}")
+        row = dict(rows[0])
+        row["report"] = json.loads(row["report"]) if row["report"] else None
+        return row

@@ -1,0 +1,175 @@
+"""Reflection's write on the real Neo4j with the real embedder (the model's answers scripted): one
+transaction, idempotent re-reflection, supersede, failure handling, and the queue the worker reads."""
+
+from __future__ import annotations
+
+import pytest
+
+import graphmem.reflection.service as reflection_service
+from graphmem.errors import LLMOutputError, StoreError
+from graphmem.models import MemoryDraft, MemoryKind, MemoryStatus, Role, Task, WriteAction
+from graphmem.reflection import ReflectionService
+from graphmem.retrieval import RetrievalService, SearchOptions
+from graphmem.service import MemoryService
+from graphmem.store import Step, Store
+from tests.integration.reflection_support import Script, scripted_llm
+
+MOVED = {
+    "facts": [
+        {"content": "The user lives in Berlin.", "kind": "semantic", "entities": ["Berlin"], "turns": [0],
+         "replaces": "M1", "confidence": 0.9},
+        {"content": "The user asked to change the delivery address to Berlin.", "kind": "episodic",
+         "entities": [], "turns": [0, 1], "replaces": "none", "confidence": 1.0},
+    ],
+    "relations": [{"source": "F2", "type": "CAUSES", "target": "F1"},
+                  {"source": "F1", "type": "RELATES_TO", "target": "M2"}],
+    "errors": [], "improvements": ["Confirm a changed address back to the user."],
+}
+
+
+async def count(store: Store, namespace: str) -> dict[str, int]:
+    rows = await store.read("test/count_namespace", namespace=namespace)
+    return {r["what"]: r["n"] for r in rows}
+
+
+async def moved_task(service: MemoryService, namespace: str) -> tuple[str, str, str]:
+    """A namespace where the user lived in Paris, and an ended task in which they moved to Berlin."""
+    written = await service.write_memories([
+        MemoryDraft(namespace=namespace, kind=MemoryKind.SEMANTIC, content="The user lives in Paris."),
+        MemoryDraft(namespace=namespace, kind=MemoryKind.SEMANTIC, content="The user likes morning deliveries."),
+    ])
+    paris, morning = (r.id for r in written.items)
+    task = await service.tasks.start(Task(namespace=namespace, title="Change the delivery address"))
+    await service.tasks.log_turns(namespace, task.id, [
+        (Role.USER, "Please change my delivery address, I moved from Paris to Berlin."),
+        (Role.ASSISTANT, "Done, deliveries now go to your Berlin address."),
+        (Role.USER, "Thanks!"),
+    ])
+    await service.tasks.end(namespace, task.id, outcome="address changed")
+    return task.id, paris, morning
+
+
+def reflector(service: MemoryService, script: Script) -> ReflectionService:
+    return ReflectionService(service, scripted_llm(service.settings, script))
+
+
+async def test_reflection_writes_facts_edges_provenance_and_supersedes(
+        service: MemoryService, store: Store, namespace: str) -> None:
+    task_id, paris, morning = await moved_task(service, namespace)
+    script = Script([MOVED])
+    report = await reflector(service, script).reflect(namespace, task_id)
+    prompt = script.requests[0]["messages"][1]["content"]
+    assert "M1 (semantic): The user lives in Paris." in prompt or "M2 (semantic): The user lives in Paris." in prompt
+    assert "Thanks!" not in prompt  # small talk dropped
+    facts = {f.content: f for f in report.facts}
+    berlin = facts["The user lives in Berlin."]
+    assert berlin.action is WriteAction.CREATED
+    assert len(report.lessons) == 1
+    old = await service.get_memory(namespace, paris)
+    # M1 is whichever memory the vector search ranked first; the script superseded M1
+    superseded_id = report.superseded[0]
+    assert superseded_id in (paris, morning)
+    gone = await service.get_memory(namespace, superseded_id)
+    assert gone.status is MemoryStatus.SUPERSEDED
+    assert gone.valid_until is not None
+    assert report.llm.calls == 1
+    assert report.llm.prompt_tokens == 100
+    c = await count(store, namespace)
+    assert c["SUPERSEDES"] == 1
+    assert c["CAUSES"] == 1
+    assert c["RELATES_TO"] == 1
+    assert c["FROM_TASK"] == 3
+    assert c["DERIVED_FROM"] == 3
+    task = await service.tasks.get(namespace, task_id)
+    assert task.reflected_at is not None
+    assert old.id == paris
+
+
+async def test_supersede_hides_the_old_fact_from_search(service: MemoryService, store: Store,
+                                                        namespace: str) -> None:
+    task_id, paris, _ = await moved_task(service, namespace)
+    script = Script([MOVED])
+    service_ = reflector(service, script)
+    related = await service_.related_memories(namespace, (await service.tasks.turns(namespace, task_id)))
+    answer = dict(MOVED)
+    m_paris = f"M{[m.id for m in related].index(paris) + 1}"
+    answer["facts"] = [{**MOVED["facts"][0], "replaces": m_paris}, MOVED["facts"][1]]
+    answer["relations"] = [MOVED["relations"][0]]
+    script.answers = [Script([answer]).answers[0]]
+    report = await service_.reflect(namespace, task_id)
+    assert report.superseded == [paris]
+    retrieval = RetrievalService(store, service.embedder, service.settings)
+    response = await retrieval.search("Where does the user live?", SearchOptions(namespaces=(namespace,), k=3))
+    contents = [r.memory.content for r in response.results]
+    assert "The user lives in Berlin." in contents
+    assert "The user lives in Paris." not in contents
+    history = await retrieval.search("Where does the user live?", SearchOptions(
+        namespaces=(namespace,), k=5, statuses=(MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)))
+    assert "The user lives in Paris." in [r.memory.content for r in history.results]
+
+
+async def test_re_reflecting_is_idempotent(service: MemoryService, store: Store, namespace: str) -> None:
+    task_id, _, _ = await moved_task(service, namespace)
+    # no "replaces": on the forced re-run the memories shown (and so what M1 means) differ
+    answer = {**MOVED, "facts": [{**f, "replaces": "none"} for f in MOVED["facts"]]}
+    script = Script([answer, answer])
+    reflection = reflector(service, script)
+    first = await reflection.reflect(namespace, task_id)
+    before = await store.read("test/namespace_fingerprint", namespace=namespace)
+    replay = await reflection.reflect(namespace, task_id)
+    assert replay.replayed
+    assert len(script.requests) == 1
+    assert [f.id for f in replay.facts] == [f.id for f in first.facts]
+    forced = await reflection.reflect(namespace, task_id, force=True)
+    assert len(script.requests) == 2
+    assert not forced.replayed
+    assert {f.action for f in forced.facts} == {WriteAction.EXISTS}
+    after = await store.read("test/namespace_fingerprint", namespace=namespace)
+    assert after == before
+
+
+async def test_failure_between_statements_leaves_nothing(service: MemoryService, store: Store, namespace: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    task_id, paris, _ = await moved_task(service, namespace)
+    before = await count(store, namespace)
+    real_steps = reflection_service.write_steps
+    monkeypatch.setattr(reflection_service, "write_steps", lambda plan: [*real_steps(plan), Step("test/fail", {})])
+    with pytest.raises(StoreError):
+        await reflector(service, Script([MOVED])).reflect(namespace, task_id)
+    assert await count(store, namespace) == before
+    assert (await service.get_memory(namespace, paris)).status is MemoryStatus.ACTIVE
+    state = await ReflectionService(service, None).status(namespace, task_id)
+    assert state["status"] == "pending"
+    assert state["attempts"] == 1
+    assert "StoreError" in state["error"]
+
+
+async def test_garbage_twice_is_a_typed_error_and_writes_nothing(service: MemoryService, store: Store,
+                                                                 namespace: str) -> None:
+    task_id, _, _ = await moved_task(service, namespace)
+    before = await count(store, namespace)
+    script = Script(["I think the user moved.", '{"facts": [{"content": "x"}]}'])
+    with pytest.raises(LLMOutputError):
+        await reflector(service, script).reflect(namespace, task_id)
+    assert len(script.requests) == 2  # one repair retry
+    assert "not valid" in script.requests[1]["messages"][-1]["content"]
+    assert await count(store, namespace) == before
+    assert (await service.tasks.get(namespace, task_id)).reflected_at is None
+
+
+async def test_repair_retry_fixes_an_unknown_id(service: MemoryService, namespace: str) -> None:
+    task_id, _, _ = await moved_task(service, namespace)
+    bad = {**MOVED, "relations": [{"source": "F1", "type": "RELATES_TO", "target": "the address"}]}
+    script = Script([bad, MOVED])
+    report = await reflector(service, script).reflect(namespace, task_id)
+    assert "unknown id 'the address'" in script.requests[1]["messages"][-1]["content"]
+    assert report.llm.calls == 2
+    assert len(report.facts) == 2
+
+
+async def test_queue_claim_and_release(service: MemoryService, store: Store, namespace: str) -> None:
+    task_id, _, _ = await moved_task(service, namespace)
+    state = await ReflectionService(service, None).status(namespace, task_id)
+    assert state["status"] == "pending"  # ending a task queues it
+    rows = await store.read("test/reflection_pending", namespace=namespace)
+    assert [r["id"] for r in rows] == [task_id]
