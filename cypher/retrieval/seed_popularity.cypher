@@ -2,14 +2,23 @@
 // Parameters: $limit, and the common filters.
 // Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
 // Returns: id, key (element id, for the expansion), score (access count).
-MATCH (m:Memory)
-WHERE m.namespace IN $namespaces AND m.status IN $statuses AND m.access_count > 0
-  AND ($kinds IS NULL OR m.kind IN $kinds)
-  AND (m.expires_at IS NULL OR m.expires_at > $now)
-  AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
-                          AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
-  AND ($after IS NULL OR m.created_at >= $after)
-  AND ($before IS NULL OR m.created_at < $before)
+// Per namespace, the index memory_namespace_access_count is read most accessed first and stops once $limit
+// matches and their ties are in (the hint keeps the planner on it on small databases too; ordering by namespace
+// too lets it see the index order); then the namespaces' lists are merged. Needs schema step 015.
+UNWIND $namespaces AS ns
+CALL (ns) {
+  MATCH (m:Memory) USING INDEX m:Memory(namespace, access_count)
+  WHERE m.namespace = ns AND m.status IN $statuses AND m.access_count > 0
+    AND ($kinds IS NULL OR m.kind IN $kinds)
+    AND (m.expires_at IS NULL OR m.expires_at > $now)
+    AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
+                            AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
+    AND ($after IS NULL OR m.created_at >= $after)
+    AND ($before IS NULL OR m.created_at < $before)
+  RETURN m
+  ORDER BY m.namespace DESC, m.access_count DESC, m.last_accessed_at DESC
+  LIMIT $limit
+}
 RETURN m.id AS id, elementId(m) AS key, m.access_count AS score
 ORDER BY m.access_count DESC, m.last_accessed_at DESC
 LIMIT $limit

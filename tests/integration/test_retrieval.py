@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -143,3 +144,51 @@ async def test_small_namespace_among_a_large_one_still_gets_vector_seeds(
         assert ids(response) == [mine]  # the first 20 index hits are all the crowd's: it had to ask for more
     finally:
         await store.wipe_namespace(crowd)
+
+
+def plan_operators(plan: dict[str, Any]) -> list[tuple[str, str]]:
+    """(operator, details) of every operator of an EXPLAIN plan, depth first."""
+    here = [(str(plan.get("operatorType", "")).split("@")[0], str(plan.get("args", {}).get("Details", "")))]
+    return here + [op for child in plan.get("children", []) for op in plan_operators(child)]
+
+
+async def test_recency_and_popularity_seeds_merge_namespaces_newest_and_most_used_first(
+        service: MemoryService, store: Store, retrieval: RetrievalService, namespace: str) -> None:
+    other = namespace + "-b"
+    now = utcnow()
+    try:
+        (a_old,) = await write(service, namespace, "Gil waters the ferns.", created_at=now - timedelta(days=30))
+        (a_new,) = await write(service, namespace, "Gil repots the cactus.", created_at=now - timedelta(days=1))
+        (b_mid,) = await write(service, other, "Hana tunes the piano.", created_at=now - timedelta(days=10))
+        await store.write([Step("retrieval/touch", {"rows": [
+            {"id": a_old, "n": 5, "at": now}, {"id": b_mid, "n": 7, "at": now}, {"id": a_new, "n": 5,
+                                                                                  "at": now - timedelta(hours=1)}]})])
+        flat = {"namespaces": (namespace, other), "k": 3, "hops": 0, "rerank": RerankMode.NONE}
+        recent = await retrieval.search("anything", SearchOptions(channels=(Channel.RECENCY,), **flat))  # type: ignore[arg-type]
+        assert ids(recent) == [a_new, b_mid, a_old]
+        used = await retrieval.search("anything", SearchOptions(channels=(Channel.POPULARITY,), **flat))  # type: ignore[arg-type]
+        assert ids(used) == [b_mid, a_old, a_new]  # 7 accesses, then 5 (most recently accessed first)
+        one = {**flat, "k": 1, "seed_k": 1, "namespaces": (namespace,)}
+        assert ids(await retrieval.search("x", SearchOptions(channels=(Channel.RECENCY,), **one))) == [a_new]  # type: ignore[arg-type]
+        older = await retrieval.search("x", SearchOptions(channels=(Channel.RECENCY,), **flat,  # type: ignore[arg-type]
+                                                          created_before=now - timedelta(days=5)))
+        assert ids(older) == [b_mid, a_old]
+    finally:
+        await store.wipe_namespace(other)
+
+
+@pytest.mark.parametrize(("name", "index", "stop"), [
+    ("retrieval/seed_recency", "namespace, created_at", "Limit"),
+    ("retrieval/seed_popularity", "namespace, access_count", "PartialTop"),
+])
+async def test_recency_and_popularity_seeds_read_an_index_in_order(store: Store, name: str, index: str,
+                                                                   stop: str) -> None:
+    """Not a sort of every memory of the namespace: the composite index is read in order and stops early."""
+    params = {"namespaces": ["a", "b"], "statuses": ["active"], "kinds": None, "now": utcnow(), "as_of": None,
+              "after": None, "before": None, "limit": 30}
+    async with store.driver.session(database=store.database) as session:
+        summary = await (await session.run("EXPLAIN " + store.cypher(name), params)).consume()
+    operators = plan_operators(summary.plan or {})
+    assert any(op == "NodeIndexSeek" and f"Memory({index})" in details for op, details in operators), [
+        op for op, _ in operators]
+    assert stop in [op for op, _ in operators], operators
