@@ -1,6 +1,17 @@
 // The candidates of a search, with their similarity to the query computed in the database.
-// Parameters: $ids, $embedding. Returns: memory (map, no embedding), score (cosine as (1 + cos) / 2, or null).
+// Parameters: $ids, $embedding.
+// Returns ONE row: candidates, a list of maps {memory (map of every Memory property but the embedding, its
+// datetimes as ISO-8601 strings), score (cosine as (1 + cos) / 2, or null)}.
+// Why so: one row, as the driver's cost per record dominated; the properties named, as `m {.*}` reads the
+// embedding too; datetimes as strings, as the driver's DateTime hydration cost more than the query itself.
+// Every Memory field must be listed here (tests/unit/test_retrieval_pure.py checks it).
 UNWIND $ids AS id
 MATCH (m:Memory {id: id})
-RETURN m {.*, embedding: null} AS memory,
-       CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $embedding) END AS score
+RETURN collect({
+  memory: m {.id, .namespace, .kind, .content, .confidence, .importance, .access_count, .status, .tags,
+             .source, .sources, .reinforced_count, .content_hash, .signature, .metadata_json,
+             last_accessed_at: toString(m.last_accessed_at), created_at: toString(m.created_at),
+             updated_at: toString(m.updated_at), valid_from: toString(m.valid_from),
+             valid_until: toString(m.valid_until), expires_at: toString(m.expires_at)},
+  score: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $embedding) END
+}) AS candidates

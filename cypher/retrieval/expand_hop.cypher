@@ -2,10 +2,12 @@
 // memories that pass the filters, entities and (provenance) turns of the searched namespaces.
 // Parameters: $frontier (element ids), $types, $fanout (edges per node), and the common filters.
 // Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
-// Returns: src, dst (element ids of the edge ends), type, weight, src_id, dst_id (graphmem ids or entity
-// names), from_key, to_key (element ids of the hop), to_label, from_degree.
+// Returns ONE row: edges, a list of maps {src, dst (element ids of the edge ends), type, weight, src_id, dst_id
+// (graphmem ids or entity names), from_key, to_key (element ids of the hop), to_label, from_degree}.
+// One row, not one per edge: the driver's cost per record dominated the whole statement.
 UNWIND $frontier AS key
 MATCH (a) WHERE elementId(a) = key
+WITH a, COUNT { (a)--() } AS degree
 CALL (a) {
   MATCH (a)-[r]-(m)
   WHERE type(r) IN $types AND m.namespace IN $namespaces
@@ -19,7 +21,8 @@ CALL (a) {
   RETURN r, m
   LIMIT $fanout
 }
-RETURN elementId(startNode(r)) AS src, elementId(endNode(r)) AS dst, type(r) AS type,
-       coalesce(r.weight, 1.0) AS weight,
-       coalesce(startNode(r).id, startNode(r).name) AS src_id, coalesce(endNode(r).id, endNode(r).name) AS dst_id,
-       elementId(a) AS from_key, elementId(m) AS to_key, labels(m)[0] AS to_label, COUNT { (a)--() } AS from_degree
+RETURN collect({src: elementId(startNode(r)), dst: elementId(endNode(r)), type: type(r),
+                weight: coalesce(r.weight, 1.0),
+                src_id: coalesce(startNode(r).id, startNode(r).name),
+                dst_id: coalesce(endNode(r).id, endNode(r).name),
+                from_key: elementId(a), to_key: elementId(m), to_label: labels(m)[0], from_degree: degree}) AS edges

@@ -183,10 +183,10 @@ class RetrievalService:
                     filters: dict[str, Any]) -> dict[str, float]:
         """One walk step from the strongest frontier nodes; records memory keys and degrees as it goes."""
         top = dict(sorted(frontier.items(), key=lambda kv: -kv[1])[:FRONTIER_LIMIT])
-        rows = await self.store.read("retrieval/expand_hop", frontier=list(top), types=EXPAND_TYPES,
-                                     fanout=FANOUT, **filters)
+        (row,) = await self.store.read("retrieval/expand_hop", frontier=list(top), types=EXPAND_TYPES,
+                                       fanout=FANOUT, **filters)
         edges = []
-        for r in rows:
+        for r in row["edges"]:
             degree[r["from_key"]] = int(r["from_degree"])
             if r["to_label"] == "Memory":
                 keys[r["to_key"]] = r["dst_id"] if r["to_key"] == r["dst"] else r["src_id"]
@@ -199,9 +199,9 @@ class RetrievalService:
         expanded = sorted(((a.value, keys[k]) for k, a in state.items() if k in keys and keys[k] not in seeds),
                           reverse=True)[: options.expand_limit]
         ids = list(seeds) + [i for _, i in expanded]
-        rows = await self.store.read("retrieval/candidates", ids=ids, embedding=qvec)
-        return {r["memory"]["id"]: (memory_from_map(r["memory"]), 2.0 * r["score"] - 1.0 if r["score"] is not None
-                                    else 0.0) for r in rows}
+        (row,) = await self.store.read("retrieval/candidates", ids=ids, embedding=qvec)
+        return {r["memory"]["id"]: (candidate_memory(r["memory"]), 2.0 * r["score"] - 1.0 if r["score"] is not None
+                                    else 0.0) for r in row["candidates"]}
 
     async def _rank(self, query: str, candidates: dict[str, tuple[Memory, float]],
                     channel_scores: dict[Channel, dict[str, float]], seeds: dict[str, float],
@@ -258,3 +258,8 @@ class RetrievalService:
             value *= self.expansion.type_weights.get(step.type, 0.0) * step.weight
         return max(value, 0.0) if math.isfinite(value) else 0.0
 
+
+def candidate_memory(data: dict[str, Any]) -> Memory:
+    """A ``Memory`` from ``retrieval/candidates``' projection: its properties are named there, so one a node
+    lacks comes back as null; dropped here, as ``m {.*}`` would not have had it (the model's default applies)."""
+    return memory_from_map({k: v for k, v in data.items() if v is not None})
