@@ -2,12 +2,12 @@
 // memories that pass the filters, entities and (provenance) turns of the searched namespaces.
 // Parameters: $frontier (element ids), $types, $fanout (edges per node), and the common filters.
 // Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
-// Returns ONE row: edges, a list of maps {src, dst (element ids of the edge ends), type, weight, src_id, dst_id
-// (graphmem ids or entity names), from_key, to_key (element ids of the hop), to_label, from_degree}.
-// One row, not one per edge: the driver's cost per record dominated the whole statement.
+// Returns ONE row: nodes, per frontier node with edges a map {key (element id), id (graphmem id or entity name),
+// degree, and one list per edge field: out (the edge leaves this node), type, weight, to_key (element id of the
+// other end), to_id, to_memory (the other end is a Memory)}.
+// One row of columns, not a row per edge: the driver's cost per record, and per value converted, dominated.
 UNWIND $frontier AS key
 MATCH (a) WHERE elementId(a) = key
-WITH a, COUNT { (a)--() } AS degree
 CALL (a) {
   MATCH (a)-[r]-(m)
   WHERE type(r) IN $types AND m.namespace IN $namespaces
@@ -21,8 +21,7 @@ CALL (a) {
   RETURN r, m
   LIMIT $fanout
 }
-RETURN collect({src: elementId(startNode(r)), dst: elementId(endNode(r)), type: type(r),
-                weight: coalesce(r.weight, 1.0),
-                src_id: coalesce(startNode(r).id, startNode(r).name),
-                dst_id: coalesce(endNode(r).id, endNode(r).name),
-                from_key: elementId(a), to_key: elementId(m), to_label: labels(m)[0], from_degree: degree}) AS edges
+WITH a, collect(startNode(r) = a) AS out, collect(type(r)) AS types, collect(coalesce(r.weight, 1.0)) AS weights,
+     collect(elementId(m)) AS to_keys, collect(coalesce(m.id, m.name)) AS to_ids, collect(m:Memory) AS to_memory
+RETURN collect({key: elementId(a), id: coalesce(a.id, a.name), degree: COUNT { (a)--() }, out: out, type: types,
+                weight: weights, to_key: to_keys, to_id: to_ids, to_memory: to_memory}) AS nodes

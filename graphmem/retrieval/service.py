@@ -186,11 +186,16 @@ class RetrievalService:
         (row,) = await self.store.read("retrieval/expand_hop", frontier=list(top), types=EXPAND_TYPES,
                                        fanout=FANOUT, **filters)
         edges = []
-        for r in row["edges"]:
-            degree[r["from_key"]] = int(r["from_degree"])
-            if r["to_label"] == "Memory":
-                keys[r["to_key"]] = r["dst_id"] if r["to_key"] == r["dst"] else r["src_id"]
-            edges.append(Edge(r["src"], r["dst"], r["type"], float(r["weight"]), r["src_id"], r["dst_id"]))
+        for node in row["nodes"]:
+            here, here_id = node["key"], node["id"]
+            degree[here] = int(node["degree"])
+            for out, type_, weight, there, there_id, memory in zip(
+                    node["out"], node["type"], node["weight"], node["to_key"], node["to_id"], node["to_memory"],
+                    strict=True):
+                if memory:
+                    keys[there] = there_id
+                edges.append(Edge(here, there, type_, float(weight), here_id, there_id) if out
+                             else Edge(there, here, type_, float(weight), there_id, here_id))
         return spread_hop(state, top, edges, degree, config, hop)
 
     async def _candidates(self, seeds: dict[str, float], state: dict[str, Activation], keys: dict[str, str],
