@@ -69,8 +69,9 @@ def spread_hop(state: dict[str, Activation], frontier: Mapping[str, float], edge
             node = state.setdefault(v, Activation(hops=hop))
             if passed > node.best_in and node.hops != 0:
                 src = state[u]
-                step = PathStep(source_id=edge.source_id or edge.source, target_id=edge.target_id or edge.target,
-                                type=edge.type, weight=edge.weight)
+                step = PathStep.model_construct(  # the hot loop: fields are typed already, no validation
+                    source_id=edge.source_id or edge.source, target_id=edge.target_id or edge.target,
+                    type=edge.type, weight=edge.weight)
                 node.best_in, node.path, node.seed, node.hops = passed, (*src.path, step), src.seed, hop
     for v, a in incoming.items():
         state[v].value += a

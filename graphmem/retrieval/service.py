@@ -212,14 +212,14 @@ class RetrievalService:
                     channel_scores: dict[Channel, dict[str, float]], seeds: dict[str, float],
                     state: dict[str, Activation], keys: dict[str, str], options: SearchOptions,
                     now: Any) -> tuple[list[SearchResult], RerankMode, str | None]:
+        """The candidates in score order: the first ``k`` (``LLM_CANDIDATES`` at least for an LLM rerank)."""
         by_id = {mid: state[k] for k, mid in keys.items() if k in state}
         ids = list(candidates)
         if not ids:
             return [], options.rerank, None
         cos = {i: candidates[i][1] for i in ids}
-        ranks = {c: {i: r for r, i in enumerate(sorted(s, key=lambda x: -s[x]), 1)} for c, s in channel_scores.items()}
-        results: dict[str, SearchResult] = {}
-        for i in ids:
+        scored = []
+        for i in ids:  # scores of every candidate; the result objects only for those that can be returned
             memory = candidates[i][0]
             act = by_id.get(i)
             fused = seeds.get(i, 0.0)
@@ -228,6 +228,15 @@ class RetrievalService:
             similarity = max(cos[i], inherited)
             formula, rec, freq = formula_score(similarity, memory.created_at, memory.access_count,
                                                memory.confidence, options.as_of or now, self.weights)
+            base = fused + received if options.rerank is RerankMode.NONE else formula
+            scored.append((round(base, 6), i, fused, received, similarity, formula, rec, freq))
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        need = max(options.k, LLM_CANDIDATES) if options.rerank is RerankMode.LLM else options.k
+        ranks = {c: {i: r for r, i in enumerate(sorted(s, key=lambda x: -s[x]), 1)} for c, s in channel_scores.items()}
+        ordered = []
+        for score, i, fused, received, similarity, formula, rec, freq in scored[:need]:
+            memory = candidates[i][0]
+            act = by_id.get(i)
             parts = ScoreParts(
                 channels={c.value: round(s[i], 6) for c, s in channel_scores.items() if i in s},
                 ranks={c.value: r[i] for c, r in ranks.items() if i in r},
@@ -235,11 +244,9 @@ class RetrievalService:
                 recency=round(rec, 6), frequency=round(freq, 6), confidence=memory.confidence,
                 rerank=round(formula, 6) if options.rerank is not RerankMode.NONE else None,
             )
-            base = fused + received if options.rerank is RerankMode.NONE else formula
-            results[i] = SearchResult(memory=memory, score=round(base, 6), parts=parts,
-                                      path=act.path if act and i not in seeds else (),
-                                      seed_id=keys.get(act.seed) if act and act.seed and i not in seeds else None)
-        ordered = sorted(results.values(), key=lambda r: (-r.score, r.memory.id))
+            ordered.append(SearchResult(memory=memory, score=score, parts=parts,
+                                        path=act.path if act and i not in seeds else (),
+                                        seed_id=keys.get(act.seed) if act and act.seed and i not in seeds else None))
         if options.rerank is not RerankMode.LLM:
             return ordered, options.rerank, None
         if self.reranker is None:
