@@ -24,8 +24,10 @@ from graphmem.api.observability import Metrics, configure_logging, request_id_va
 from graphmem.api.schema import schema
 from graphmem.config import Settings
 from graphmem.embed import Embedder, embedding_dimension, make_embedder
-from graphmem.errors import GraphmemError, RateLimitedError, UnauthenticatedError
+from graphmem.errors import ConfigError, GraphmemError, RateLimitedError, UnauthenticatedError
 from graphmem.llm import LLMClient
+from graphmem.reflection import ReflectionService
+from graphmem.reflection.worker import ReflectionWorker
 from graphmem.retrieval import RetrievalService
 from graphmem.retrieval.access import AccessRecorder
 from graphmem.security import Principal, RateLimiter, TokenStore
@@ -47,6 +49,7 @@ class AppState:
     tokens: TokenStore
     limiter: RateLimiter
     metrics: Metrics
+    reflection: ReflectionService
 
 
 class GraphQLApp(GraphQL[Context, None]):
@@ -54,7 +57,7 @@ class GraphQLApp(GraphQL[Context, None]):
         state: AppState = request.app.state.graphmem
         principal: Principal = request.scope["graphmem.principal"]
         scoped = ScopedService(principal, state.memory, state.retrieval, state.browse,
-                               shared_namespace=state.settings.shared_namespace)
+                               shared_namespace=state.settings.shared_namespace, reflection=state.reflection)
         return Context(service=scoped, loaders=Loaders.create(state.browse), request_id=request_id_var.get(),
                        principal=principal.name, metrics=state.metrics)
 
@@ -200,8 +203,15 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Starl
             stack.push_async_callback(recorder.stop)
             retrieval = RetrievalService(store, model, settings, llm, versions=memory.versions, recorder=recorder,
                                          observer=metrics.observe_search)
+            reflection = ReflectionService(memory, llm)
+            if settings.reflection_worker:
+                if llm is None:
+                    raise ConfigError("GRAPHMEM_REFLECTION_WORKER needs an LLM: set GRAPHMEM_LLM_BASE_URL")
+                worker = ReflectionWorker(reflection)
+                worker.start()
+                stack.push_async_callback(worker.stop)
             app.state.graphmem = AppState(settings, store, memory, retrieval, BrowseService(store), tokens,
-                                          RateLimiter.from_settings(settings), metrics)
+                                          RateLimiter.from_settings(settings), metrics, reflection)
             log.info("graphmem ready", extra={"path": "/graphql"})
             yield
 

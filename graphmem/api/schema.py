@@ -11,6 +11,7 @@ from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDept
 from graphmem.api.context import Context
 from graphmem.api.errors import ErrorCodes
 from graphmem.api.observability import OperationMetrics
+from graphmem.api.reflection_types import ReflectionReport
 from graphmem.api.types import (
     Entity,
     MemoryConnection,
@@ -155,9 +156,19 @@ class Mutation:
         logged = await info.context.service.log_turns(namespace, task_id, pairs, request_id)
         return [Turn.from_domain(t) for t in logged]
 
-    @strawberry.mutation(description="End a task.")
-    async def end_task(self, info: Info, namespace: str, id: strawberry.ID, outcome: str | None = None) -> Task:
-        return Task.from_domain(await info.context.service.end_task(namespace, str(id), outcome))
+    @strawberry.mutation(description="End a task (it joins the reflection queue). With reflect: true the task is "
+                                     "reflected on now; a failed reflection leaves the task ended and queued, "
+                                     "its error in Task.reflection.")
+    async def end_task(self, info: Info, namespace: str, id: strawberry.ID, outcome: str | None = None,
+                       reflect: bool = False) -> Task:
+        return Task.from_domain(await info.context.service.end_task(namespace, str(id), outcome, reflect=reflect))
+
+    @strawberry.mutation(description="Reflect on a task now: an LLM distils facts, typed edges and lessons from its "
+                                     "log, written in one transaction. A task reflected before returns that "
+                                     "report (replayed) unless force.")
+    async def reflect(self, info: Info, namespace: str, task_id: strawberry.ID,
+                      force: bool = False) -> ReflectionReport:
+        return ReflectionReport.from_domain(await info.context.service.reflect(namespace, str(task_id), force=force))
 
 
 def request_task_id(namespace: str, request_id: str) -> str:

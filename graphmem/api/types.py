@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 import strawberry
 
 from graphmem import models
+from graphmem.api import enums as _enums  # noqa: F401  (registers the enums first)
+from graphmem.api.reflection_types import ReflectionState
 from graphmem.retrieval import types as rtypes
 from graphmem.service import browse
 
@@ -15,17 +17,7 @@ if TYPE_CHECKING:
     from graphmem.api.context import Context
 
 from graphmem.models import MemoryKind, MemoryStatus, RelationType, Role, WriteAction
-from graphmem.retrieval.types import Channel, Fusion, RerankMode
-
-# Registering the domain enums with strawberry makes them GraphQL enums under their own names.
-strawberry.enum(MemoryKind, description="working | episodic | semantic | lesson")
-strawberry.enum(MemoryStatus)
-strawberry.enum(RelationType, description="The closed vocabulary of knowledge edges.")
-strawberry.enum(Role)
-strawberry.enum(WriteAction)
-strawberry.enum(RerankMode)
-strawberry.enum(Channel)
-strawberry.enum(Fusion)
+from graphmem.retrieval.types import RerankMode
 
 
 @strawberry.type
@@ -231,6 +223,10 @@ class Task:
     async def memories(self, info: strawberry.Info[Context, None]) -> list[Memory]:
         found = await info.context.loaders.task_memories.load((self.namespace, str(self.id)))
         return [Memory.from_domain(m) for m in found]
+
+    @strawberry.field(description="Its reflection: queue status, last error, and the report once reflected.")
+    async def reflection(self, info: strawberry.Info[Context, None]) -> ReflectionState:
+        return ReflectionState.from_row(await info.context.service.reflection_state(self.namespace, str(self.id)))
 
     @classmethod
     def from_domain(cls, t: models.Task) -> Task:

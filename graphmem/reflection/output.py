@@ -16,6 +16,8 @@ MAX_FACTS = 8
 MAX_RELATIONS = 10
 MAX_LESSONS = 3
 
+NOT_FROM_MODEL = ("SUPERSEDES", "DERIVED_FROM", "SIMILAR_TO")
+"""Edge types the model is not offered (see plan.MODEL_EDGE_TYPES)."""
 FACT_REF = re.compile(r"^F([1-9][0-9]?)$")
 MEMORY_REF = re.compile(r"^M([1-9][0-9]?)$")
 
@@ -45,7 +47,7 @@ class RelationOut(BaseModel):
                                     "memory (M1, M2, ...).")
     type: RelationType = Field(description=(
         "RELATES_TO (associated), CAUSES, PART_OF, IS_A, SUPPORTS (is evidence for), CONTRADICTS, "
-        "SUPERSEDES (replaces), FOLLOWS (happened after), DERIVED_FROM (was concluded from)."))
+        "FOLLOWS (happened after). To replace an outdated memory use the fact's replaces, not an edge."))
     target: str = Field(description="Another new fact (F..) or existing memory (M..).")
 
 
@@ -81,6 +83,9 @@ def constrained_schema(*, memory_aliases: list[str], turn_numbers: list[int]) ->
     refs = [f"F{i}" for i in range(1, MAX_FACTS + 1)] + memory_aliases
     for end in ("source", "target"):
         defs["RelationOut"]["properties"][end]["enum"] = refs
+    edge_types = [t.value for t in RelationType if t.value not in NOT_FROM_MODEL]
+    defs["RelationOut"]["properties"]["type"] = {"type": "string", "enum": edge_types,
+                                                  "description": RelationOut.model_fields["type"].description}
     fact = defs["FactOut"]["properties"]
     fact["replaces"]["enum"] = ["none", *memory_aliases]
     if turn_numbers:

@@ -15,8 +15,11 @@ from graphmem.reflection.output import FACT_REF, ReflectionOutput
 
 SOURCE = "reflection"
 LESSON_CONFIDENCE = 0.7
-SUPERSEDE_TYPES = {RelationType.SUPERSEDES, RelationType.CONTRADICTS}
-"""A new fact that SUPERSEDES or CONTRADICTS an existing memory replaces it (the newer statement wins)."""
+MODEL_EDGE_TYPES = tuple(t for t in RelationType if t not in (
+    RelationType.SUPERSEDES, RelationType.DERIVED_FROM, RelationType.SIMILAR_TO))
+"""The edge types the model may write. SUPERSEDES only comes with a fact's ``replaces`` (the status change and
+the edge go together, and a small model scatters edge types: a stray SUPERSEDES edge must not retire a fact
+that still holds); DERIVED_FROM is provenance we write ourselves; SIMILAR_TO is computed."""
 
 
 def stable_id(task_id: str, kind: str, content: str) -> str:
@@ -103,10 +106,9 @@ def plan_reflection(
         source, target = resolve(rel.source), resolve(rel.target)
         if source == target:
             continue
-        if rel.type in SUPERSEDE_TYPES and isinstance(source, int) and isinstance(target, str):
-            plan.supersedes.append((source, target))
-            continue
-        plan.edges.append(EdgeSpec(source, rel.type, target))
+        edge_type = rel.type if rel.type in MODEL_EDGE_TYPES else RelationType.CONTRADICTS if (
+            rel.type is RelationType.SUPERSEDES) else RelationType.RELATES_TO
+        plan.edges.append(EdgeSpec(source, edge_type, target))
     plan.supersedes = list(dict.fromkeys(plan.supersedes))
     plan.edges = list(dict.fromkeys(plan.edges))
     return plan

@@ -7,11 +7,12 @@ not exist: nothing about another namespace can be inferred.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
-from graphmem.errors import NotFoundError, ValidationError
+from graphmem.errors import GraphmemError, NotFoundError, ValidationError
 from graphmem.models import (
     BatchResult,
     Memory,
@@ -23,6 +24,7 @@ from graphmem.models import (
     Task,
     Turn,
 )
+from graphmem.reflection import ReflectionReport, ReflectionService
 from graphmem.retrieval import RetrievalService, SearchOptions, SearchResponse
 from graphmem.service.browse import BrowseService, EntityCount, Neighborhood, Page, Stats
 from graphmem.service.memory_service import MemoryService
@@ -43,9 +45,10 @@ class Access(Protocol):
 
 class ScopedService:
     def __init__(self, access: Access, memory: MemoryService, retrieval: RetrievalService,
-                 browse: BrowseService, *, shared_namespace: str) -> None:
+                 browse: BrowseService, *, shared_namespace: str, reflection: ReflectionService | None = None) -> None:
         self.access = access
         self.memory = memory
+        self.reflection = reflection or ReflectionService(memory, None)
         self.retrieval = retrieval
         self.browse = browse
         self.shared = shared_namespace
@@ -124,6 +127,22 @@ class ScopedService:
         self.access.require_write(namespace)
         return await self.memory.tasks.log_turns(namespace, task_id, list(turns), request_id=request_id, at=at)
 
-    async def end_task(self, namespace: str, task_id: str, outcome: str | None = None) -> Task:
+    async def end_task(self, namespace: str, task_id: str, outcome: str | None = None, *,
+                       reflect: bool = False) -> Task:
+        """End a task; with ``reflect`` also reflect on it now. A failed reflection does not undo the end: the
+        task stays queued with the error recorded (see ``reflection_state``)."""
         self.access.require_write(namespace)
-        return await self.memory.tasks.end(namespace, task_id, outcome=outcome)
+        task = await self.memory.tasks.end(namespace, task_id, outcome=outcome)
+        if reflect:
+            with contextlib.suppress(GraphmemError):
+                await self.reflection.reflect(namespace, task_id)
+            task = await self.memory.tasks.get(namespace, task_id)
+        return task
+
+    async def reflect(self, namespace: str, task_id: str, *, force: bool = False) -> ReflectionReport:
+        self.access.require_write(namespace)
+        return await self.reflection.reflect(namespace, task_id, force=force)
+
+    async def reflection_state(self, namespace: str, task_id: str) -> dict[str, Any]:
+        self.access.require_read(namespace)
+        return await self.reflection.status(namespace, task_id)

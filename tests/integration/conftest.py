@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import secrets
+import subprocess
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from graphmem.config import Settings
@@ -83,3 +85,38 @@ def embedder(neo4j_settings: Settings) -> Embedder:
 @pytest.fixture
 def service(store: Store, embedder: Embedder, migrated: Settings) -> MemoryService:
     return MemoryService(store, embedder, migrated)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _llm_answers(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/models", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def llm_base_url() -> Iterator[str]:
+    """The real local LLM (scripts/llm-server.sh): GRAPHMEM_LLM_BASE_URL, or the script's default port. When
+    nothing answers there, the session starts it (and stops it after); it is never skipped."""
+    port = os.environ.get("GRAPHMEM_LLM_PORT", "8088")
+    url = os.environ.get("GRAPHMEM_LLM_BASE_URL") or f"http://127.0.0.1:{port}/v1"
+    if _llm_answers(url):
+        yield url
+        return
+    script = ROOT / "scripts" / "llm-server.sh"
+    started = subprocess.run([str(script), "start"], capture_output=True, text=True, check=False)
+    if started.returncode != 0 or not _llm_answers(url):
+        pytest.fail(f"no LLM answers at {url}, and `scripts/llm-server.sh start` failed (run "
+                    f"`scripts/llm-server.sh setup` once):\n{started.stdout[-2000:]}{started.stderr[-2000:]}")
+    try:
+        yield url
+    finally:
+        subprocess.run([str(script), "stop"], capture_output=True, check=False)
+
+
+@pytest.fixture
+def llm_settings(migrated: Settings, llm_base_url: str) -> Settings:
+    return migrated.model_copy(update={"llm_base_url": llm_base_url})

@@ -38,11 +38,11 @@ class Served:
 
 
 @pytest.fixture
-async def served(migrated: Settings, embedder: Embedder) -> AsyncIterator[Served]:
+async def served(migrated: Settings, embedder: Embedder, llm_base_url: str) -> AsyncIterator[Served]:
     """The app under uvicorn on a free loopback port, in a thread with its own event loop (as in production)."""
     ns_a, ns_b, shared = fresh_namespaces()
     tokens, entries = make_tokens(ns_a, ns_b)
-    app = create_app(api_settings(migrated, entries, shared=shared), embedder=embedder)
+    app = create_app(api_settings(migrated, entries, shared=shared, llm_base_url=llm_base_url), embedder=embedder)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="on", log_config=None,
                                            access_log=False))
@@ -89,8 +89,8 @@ def test_every_file_holds_one_operation_named_after_it() -> None:
 
 
 async def test_example_operations_in_sequence_over_http(served: Served) -> None:
-    transport = HTTPXAsyncTransport(url=served.url, headers={"Authorization": f"Bearer {served.token}"}, timeout=60)
-    client = Client(transport=transport, schema=SDL.read_text(encoding="utf-8"), execute_timeout=60)
+    transport = HTTPXAsyncTransport(url=served.url, headers={"Authorization": f"Bearer {served.token}"}, timeout=600)
+    client = Client(transport=transport, schema=SDL.read_text(encoding="utf-8"), execute_timeout=600)
     ns = served.namespace
     async with client as session:
         run = Operations(session)
@@ -204,6 +204,13 @@ async def test_example_operations_in_sequence_over_http(served: Served) -> None:
         assert (ended["status"], ended["outcome"]) == ("ended", "answered")
         assert ended["endedAt"] is not None
         assert (await run("Task", namespace=ns, id=task["id"]))["task"]["status"] == "ended"
+        assert ended["reflection"]["status"] == "pending"  # queued for the worker
+        # the real local model (slow on 2 cores: about a minute)
+        report = (await run("Reflect", namespace=ns, taskId=task["id"]))["reflect"]
+        assert report["facts"]
+        assert report["llmCalls"] >= 1
+        assert report["replayed"] is False
+        assert (await run("Reflect", namespace=ns, taskId=task["id"]))["reflect"] == {**report, "replayed": True}
 
         # Expected failures reach the client with their code.
         with pytest.raises(TransportQueryError) as failure:

@@ -3,12 +3,15 @@ transaction, idempotent re-reflection, supersede, failure handling, and the queu
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 import graphmem.reflection.service as reflection_service
 from graphmem.errors import LLMOutputError, StoreError
-from graphmem.models import MemoryDraft, MemoryKind, MemoryStatus, Role, Task, WriteAction
+from graphmem.models import MemoryDraft, MemoryKind, MemoryStatus, Role, Task, WriteAction, utcnow
 from graphmem.reflection import ReflectionService
+from graphmem.reflection.worker import ReflectionWorker
 from graphmem.retrieval import RetrievalService, SearchOptions
 from graphmem.service import MemoryService
 from graphmem.store import Step, Store
@@ -173,3 +176,44 @@ async def test_queue_claim_and_release(service: MemoryService, store: Store, nam
     assert state["status"] == "pending"  # ending a task queues it
     rows = await store.read("test/reflection_pending", namespace=namespace)
     assert [r["id"] for r in rows] == [task_id]
+
+
+async def test_worker_runs_a_batch_when_due_and_its_queue_survives_a_restart(
+        service: MemoryService, store: Store, namespace: str) -> None:
+    settings = service.settings.model_copy(update={"reflection_batch_size": 2, "reflection_interval_s": 3600.0})
+    service_ = MemoryService(store, service.embedder, settings)
+    first, _, _ = await moved_task(service_, namespace)
+    script = Script([MOVED, MOVED])
+    worker = ReflectionWorker(reflector(service_, script), namespaces=[namespace])
+    assert await worker.run_once() == 0  # one ended task, batch of 2, interval not over: not due
+    second = await service_.tasks.start(Task(namespace=namespace, title="second"))
+    await service_.tasks.log_turns(namespace, second.id, [(Role.USER, "I moved from Paris to Berlin."),
+                                                          (Role.ASSISTANT, "Noted.")])
+    await service_.tasks.end(namespace, second.id)
+    # a new worker (as after a restart) finds the queue in Neo4j
+    restarted = ReflectionWorker(reflector(service_, script), namespaces=[namespace])
+    assert await restarted.run_once() == 2
+    for task_id in (first, second.id):
+        assert (await service_.tasks.get(namespace, task_id)).reflected_at is not None
+    assert await restarted.run_once(force=True) == 0  # nothing left
+
+
+async def test_worker_takes_over_a_stale_claim_and_records_failures(
+        service: MemoryService, store: Store, namespace: str) -> None:
+    settings = service.settings.model_copy(update={"reflection_max_attempts": 2})
+    service_ = MemoryService(store, service.embedder, settings)
+    task_id, _, _ = await moved_task(service_, namespace)
+    (claimed,) = await store.write([Step("reflection/claim", {
+        "limit": 10, "now": utcnow() - timedelta(hours=2), "stale_before": utcnow() - timedelta(hours=3),
+        "worker": "dead", "namespaces": [namespace]})])
+    assert [c["id"] for c in claimed] == [task_id]  # a worker claimed it, then died
+    garbage = Script(["no idea"] * 4)
+    worker = ReflectionWorker(reflector(service_, garbage), namespaces=[namespace])
+    assert await worker.run_once(force=True) == 0
+    state = await ReflectionService(service_, None).status(namespace, task_id)
+    assert (state["status"], state["attempts"]) == ("pending", 1)
+    assert "LLMOutputError" in state["error"]
+    assert await worker.run_once(force=True) == 0
+    state = await ReflectionService(service_, None).status(namespace, task_id)
+    assert (state["status"], state["attempts"]) == ("failed", 2)  # left for a person, error kept
+    assert worker.stats.failed == 2

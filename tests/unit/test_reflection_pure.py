@@ -145,12 +145,18 @@ def test_plan_maps_aliases_turns_and_supersedes() -> None:
     assert stable_id("task-2", "semantic", "x") != stable_id("task-1", "semantic", "x")
 
 
-def test_contradicts_edge_to_an_existing_memory_supersedes_it() -> None:
+def test_only_replaces_supersedes_and_edge_types_are_narrowed() -> None:
     out = ReflectionOutput.model_validate({**GOOD, "facts": [{**GOOD["facts"][0], "replaces": "none"}],
-                                           "relations": [{"source": "F1", "type": "CONTRADICTS", "target": "M1"}]})
-    plan = plan_reflection(out, namespace="ns", task_id="t", turns=turns_of("x"), aliases={"M1": "old"}, now=NOW)
-    assert plan.supersedes == [(0, "old")]
-    assert plan.edges == []
+                                           "relations": [{"source": "F1", "type": "SUPERSEDES", "target": "M1"},
+                                                         {"source": "F1", "type": "DERIVED_FROM", "target": "M2"}]})
+    plan = plan_reflection(out, namespace="ns", task_id="t", turns=turns_of("x"),
+                           aliases={"M1": "old", "M2": "other"}, now=NOW)
+    assert plan.supersedes == []  # a stray SUPERSEDES edge retires nothing
+    assert [(e.type, e.target) for e in plan.edges] == [(RelationType.CONTRADICTS, "old"),
+                                                         (RelationType.RELATES_TO, "other")]
+    offered = constrained_schema(memory_aliases=["M1"], turn_numbers=[0])["$defs"]["RelationOut"]["properties"]
+    assert "SUPERSEDES" not in offered["type"]["enum"]
+    assert "CAUSES" in offered["type"]["enum"]
 
 
 def test_resolved_rows_drop_self_edges_after_dedupe() -> None:

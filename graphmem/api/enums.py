@@ -1,0 +1,16 @@
+"""The domain enums as GraphQL enums under their own names (imported before any type that uses them)."""
+
+import strawberry
+
+from graphmem.models import MemoryKind, MemoryStatus, RelationType, Role, WriteAction
+from graphmem.retrieval.types import Channel, Fusion, RerankMode
+
+# Registering the domain enums with strawberry makes them GraphQL enums under their own names.
+strawberry.enum(MemoryKind, description="working | episodic | semantic | lesson")
+strawberry.enum(MemoryStatus)
+strawberry.enum(RelationType, description="The closed vocabulary of knowledge edges.")
+strawberry.enum(Role)
+strawberry.enum(WriteAction)
+strawberry.enum(RerankMode)
+strawberry.enum(Channel)
+strawberry.enum(Fusion)
