@@ -6,6 +6,7 @@ import asyncio
 import math
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from graphmem.config import Settings
@@ -38,6 +39,8 @@ FRONTIER_LIMIT = 40
 FANOUT = 25
 LLM_CANDIDATES = 20
 MAX_OVERSAMPLE = 4096
+_ACCESS_COUNT = int(Memory.model_fields["access_count"].default)
+_CONFIDENCE = float(Memory.model_fields["confidence"].default)
 
 
 class RetrievalService:
@@ -199,16 +202,17 @@ class RetrievalService:
         return spread_hop(state, top, edges, degree, config, hop)
 
     async def _candidates(self, seeds: dict[str, float], state: dict[str, Activation], keys: dict[str, str],
-                          options: SearchOptions, qvec: list[float]) -> dict[str, tuple[Memory, float]]:
+                          options: SearchOptions, qvec: list[float]) -> dict[str, tuple[dict[str, Any], float]]:
         """Seeds and the most activated expanded memories, with their cosine similarity to the query."""
         expanded = sorted(((a.value, keys[k]) for k, a in state.items() if k in keys and keys[k] not in seeds),
                           reverse=True)[: options.expand_limit]
         ids = list(seeds) + [i for _, i in expanded]
         (row,) = await self.store.read("retrieval/candidates", ids=ids, embedding=qvec)
-        return {r["memory"]["id"]: (candidate_memory(r["memory"]), 2.0 * r["score"] - 1.0 if r["score"] is not None
-                                    else 0.0) for r in row["candidates"]}
+        return {r["memory"]["id"]: (candidate_map(r["memory"]),
+                                    2.0 * r["score"] - 1.0 if r["score"] is not None else 0.0)
+                for r in row["candidates"]}
 
-    async def _rank(self, query: str, candidates: dict[str, tuple[Memory, float]],
+    async def _rank(self, query: str, candidates: dict[str, tuple[dict[str, Any], float]],
                     channel_scores: dict[Channel, dict[str, float]], seeds: dict[str, float],
                     state: dict[str, Activation], keys: dict[str, str], options: SearchOptions,
                     now: Any) -> tuple[list[SearchResult], RerankMode, str | None]:
@@ -220,14 +224,14 @@ class RetrievalService:
         cos = {i: candidates[i][1] for i in ids}
         scored = []
         for i in ids:  # scores of every candidate; the result objects only for those that can be returned
-            memory = candidates[i][0]
+            created_at, access_count, confidence = scoring_fields(candidates[i][0], now)
             act = by_id.get(i)
             fused = seeds.get(i, 0.0)
             received = (act.value - fused) if act else 0.0
             inherited = self._inherited(act, cos, keys) if act and act.path else 0.0
             similarity = max(cos[i], inherited)
-            formula, rec, freq = formula_score(similarity, memory.created_at, memory.access_count,
-                                               memory.confidence, options.as_of or now, self.weights)
+            formula, rec, freq = formula_score(similarity, created_at, access_count, confidence, options.as_of or now,
+                                               self.weights)
             base = fused + received if options.rerank is RerankMode.NONE else formula
             scored.append((round(base, 6), i, fused, received, similarity, formula, rec, freq))
         scored.sort(key=lambda x: (-x[0], x[1]))
@@ -235,7 +239,7 @@ class RetrievalService:
         ranks = {c: {i: r for r, i in enumerate(sorted(s, key=lambda x: -s[x]), 1)} for c, s in channel_scores.items()}
         ordered = []
         for score, i, fused, received, similarity, formula, rec, freq in scored[:need]:
-            memory = candidates[i][0]
+            memory = memory_from_map(candidates[i][0])
             act = by_id.get(i)
             parts = ScoreParts(
                 channels={c.value: round(s[i], 6) for c, s in channel_scores.items() if i in s},
@@ -271,7 +275,16 @@ class RetrievalService:
         return max(value, 0.0) if math.isfinite(value) else 0.0
 
 
-def candidate_memory(data: dict[str, Any]) -> Memory:
-    """A ``Memory`` from ``retrieval/candidates``' projection: its properties are named there, so one a node
-    lacks comes back as null; dropped here, as ``m {.*}`` would not have had it (the model's default applies)."""
-    return memory_from_map({k: v for k, v in data.items() if v is not None})
+def scoring_fields(data: dict[str, Any], now: datetime) -> tuple[datetime, int, float]:
+    """created_at, access_count and confidence of a ``retrieval/candidates`` memory map (nulls dropped), as the
+    ``Memory`` built from it would have them, without building it (only the results returned are built)."""
+    created = data.get("created_at")
+    return (datetime.fromisoformat(created) if created else now, int(data.get("access_count", _ACCESS_COUNT)),
+            float(data.get("confidence", _CONFIDENCE)))
+
+
+def candidate_map(data: dict[str, Any]) -> dict[str, Any]:
+    """A ``retrieval/candidates`` memory map for ``memory_from_map``: its properties are named in the statement,
+    so one a node lacks comes back as null; dropped, as ``m {.*}`` would not have had it (the model's default
+    applies)."""
+    return {k: v for k, v in data.items() if v is not None}

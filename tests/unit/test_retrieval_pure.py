@@ -13,9 +13,10 @@ from graphmem.retrieval.cache import NamespaceVersions, ResultCache
 from graphmem.retrieval.expansion import Edge, ExpansionConfig, spread
 from graphmem.retrieval.formula import FormulaWeights, formula_score, frequency, recency
 from graphmem.retrieval.fusion import fuse, rrf, weighted
-from graphmem.retrieval.service import candidate_memory
+from graphmem.retrieval.service import candidate_map, scoring_fields
 from graphmem.retrieval.types import Channel, Fusion
 from graphmem.store.cypher import CypherLoader
+from graphmem.store.records import memory_from_map
 
 V, F = Channel.VECTOR, Channel.FULLTEXT
 
@@ -117,15 +118,18 @@ def test_candidates_projection_names_every_memory_field() -> None:
     assert stored - named == set(), "a Memory field missing from cypher/retrieval/candidates.cypher"
 
 
-def test_candidate_memory_reads_iso_datetimes_and_treats_null_as_absent() -> None:
+def test_candidate_maps_read_iso_datetimes_and_treat_null_as_absent() -> None:
     row = {"id": "m1", "namespace": "ns", "kind": "semantic", "content": "Dave lives in Berlin.",
            "created_at": "2026-01-02T03:04:05.123456Z", "updated_at": "2026-01-02T05:04:05.12+02:00",
            "valid_from": None, "expires_at": None, "access_count": None, "importance": None, "tags": None,
            "metadata_json": '{"a": "b"}'}
-    memory = candidate_memory(row)
+    memory = memory_from_map(candidate_map(row))
     assert memory.created_at == datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
     assert memory.updated_at == datetime(2026, 1, 2, 3, 4, 5, 120000, tzinfo=UTC)
     assert memory.updated_at.utcoffset() == timedelta(hours=2)  # the stored offset is kept
     assert (memory.kind, memory.valid_from, memory.access_count, memory.importance) == (
         MemoryKind.SEMANTIC, None, 0, 0.5)  # absent on the node: the model's defaults
     assert memory.metadata == {"a": "b"}
+    now = datetime(2026, 2, 1, tzinfo=UTC)
+    assert scoring_fields(candidate_map(row), now) == (memory.created_at, memory.access_count, memory.confidence)
+    assert scoring_fields({"access_count": 3, "confidence": 0.4}, now) == (now, 3, 0.4)
