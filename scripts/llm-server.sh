@@ -8,6 +8,7 @@
 #   scripts/llm-server.sh stop     # stops it (SIGTERM to its process group, SIGKILL after 20 s)
 #   scripts/llm-server.sh status   # running or not, pid, URL, model
 #   scripts/llm-server.sh model    # only fetch/assemble/verify the model (part of setup)
+#   scripts/llm-server.sh url      # prints the base URL (GRAPHMEM_LLM_BASE_URL for graphmem)
 #
 # Environment:
 #   GRAPHMEM_CACHE_DIR           cache root (default ~/.cache/graphmem); model in models/, pid + log in llm/
@@ -84,6 +85,22 @@ ensure_venv() {
   fi
 }
 
+ensure_build_tools() {  # cmake + a C++ compiler (and curl for start): from Debian's registry when missing
+  local missing=()
+  command -v cmake >/dev/null || missing+=(cmake)
+  command -v g++ >/dev/null || missing+=(build-essential)
+  command -v curl >/dev/null || missing+=(curl)
+  [ ${#missing[@]} -eq 0 ] && return
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    log "installing ${missing[*]} (apt-get)"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null \
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null \
+      || die "apt-get install ${missing[*]} failed"
+  else
+    die "missing ${missing[*]}: install them (Debian/Ubuntu: sudo apt-get install ${missing[*]})"
+  fi
+}
+
 install_llama_cpp() {
   local want stamp
   want="llama-cpp-python[server]==$LLAMA_CPP_VERSION|$LLM_CMAKE_ARGS|$("$VENV/bin/python" -c 'import sys; print(sys.version)')|$(uname -m)"
@@ -92,8 +109,7 @@ install_llama_cpp() {
     log "llama-cpp-python $LLAMA_CPP_VERSION already installed in .llm-venv"
     return
   fi
-  command -v cmake >/dev/null || die "cmake not found (apt-get install cmake)"
-  command -v g++ >/dev/null || die "g++ not found (apt-get install build-essential)"
+  ensure_build_tools
   # The built wheel is cached under a key of everything that shapes it, so recreating .llm-venv is quick.
   local key wheel_dir whl t0
   key=$(printf '%s' "$want" | sha256sum | cut -c1-16)
@@ -311,5 +327,6 @@ case "${1:-}" in
   start) cmd_start ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
-  *) echo "usage: $0 {setup|start|stop|status|model}" >&2; exit 2 ;;
+  url) echo "$BASE_URL" ;;
+  *) echo "usage: $0 {setup|start|stop|status|model|url}" >&2; exit 2 ;;
 esac

@@ -2,6 +2,8 @@
 # The main job: sets up, starts Neo4j (auth on), applies the schema, imports the LoCoMo demo conversation,
 # and serves the GraphQL API in the foreground (Ctrl-C stops the API and Neo4j).
 #   ./scripts/run.sh          run it          ./scripts/run.sh stop     stop a Neo4j left running
+# The LLM (reflection, LLM rerank): GRAPHMEM_LLM_BASE_URL when set; otherwise the local model of
+# scripts/llm-server.sh is set up (first time: an 11-35 min build) and started; GRAPHMEM_DEMO_LLM=0 skips it.
 # Settings: GRAPHMEM_* environment variables (see README). Demo data: GRAPHMEM_DEMO_DATA (a LoCoMo JSON file,
 # default ../shared/data/locomo/locomo-dev.json) and GRAPHMEM_DEMO_SAMPLES (default conv-26; "all" for every one).
 set -euo pipefail
@@ -17,8 +19,19 @@ CACHE=${GRAPHMEM_CACHE_DIR:-$HOME/.cache/graphmem}
 mkdir -p "$CACHE"
 export GRAPHMEM_TOKENS_FILE=${GRAPHMEM_TOKENS_FILE:-$CACHE/demo-tokens.yaml}
 
+stop_llm=
+if [ -z "${GRAPHMEM_LLM_BASE_URL:-}" ] && [ "${GRAPHMEM_DEMO_LLM:-1}" != 0 ]; then
+  ./scripts/llm-server.sh setup
+  if ! ./scripts/llm-server.sh status >/dev/null 2>&1; then
+    ./scripts/llm-server.sh start >/dev/null
+    stop_llm='./scripts/llm-server.sh stop >/dev/null 2>&1 || true;'
+  fi
+  GRAPHMEM_LLM_BASE_URL=$(./scripts/llm-server.sh url)
+  export GRAPHMEM_LLM_BASE_URL
+fi
+
 $GM neo4j start
-trap '$GM neo4j stop >/dev/null 2>&1 || true' EXIT
+trap "$stop_llm"' $GM neo4j stop >/dev/null 2>&1 || true' EXIT
 $GM db migrate
 
 DATA=${GRAPHMEM_DEMO_DATA:-../shared/data/locomo/locomo-dev.json}
@@ -48,6 +61,7 @@ graphmem is up.
   GraphiQL:       http://127.0.0.1:$port/graphql   (header  Authorization: Bearer $token)
   Neo4j Browser:  http://127.0.0.1:${GRAPHMEM_NEO4J_HTTP_PORT:-7474}/browser/   (user neo4j, password from GRAPHMEM_NEO4J_PASSWORD)
   demo token:     $token   (reads: $namespaces; writes: demo)
+  LLM:            ${GRAPHMEM_LLM_BASE_URL:-none (set GRAPHMEM_LLM_BASE_URL)}   (reflection: mutation reflect / endTask(reflect: true))
   example operations: graphql/operations/*.graphql
 MSG
 $GM serve
