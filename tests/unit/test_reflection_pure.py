@@ -213,3 +213,26 @@ def test_a_fact_without_turns_gets_the_turn_it_shares_most_words_with() -> None:
     plan = plan_reflection(out, namespace="ns", task_id="t", turns=turns, aliases={}, now=NOW)
     assert plan.drafts[0].derived_from == (turns[1].id,)
     assert plan.drafts[1].derived_from == ()
+
+
+def test_worker_is_due_on_count_or_age() -> None:
+    from datetime import timedelta
+
+    from graphmem.reflection.worker import due
+
+    old = NOW - timedelta(seconds=120)
+    assert not due(0, None, now=NOW, batch_size=5, interval_s=60)
+    assert not due(2, NOW - timedelta(seconds=10), now=NOW, batch_size=5, interval_s=60)
+    assert due(5, NOW, now=NOW, batch_size=5, interval_s=60)
+    assert due(1, old, now=NOW, batch_size=5, interval_s=60)
+
+
+def test_cli_reflect_without_an_llm_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from graphmem.cli import cli
+
+    monkeypatch.delenv("GRAPHMEM_LLM_BASE_URL", raising=False)
+    result = CliRunner().invoke(cli, ["reflect", "task", "ns", "task-1"])
+    assert isinstance(result.exception, ConfigError)
+    assert "GRAPHMEM_LLM_BASE_URL" in str(result.exception)
