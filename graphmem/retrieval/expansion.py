@@ -35,7 +35,8 @@ class Edge:
 class Activation:
     value: float = 0.0
     best_in: float = 0.0
-    path: tuple[PathStep, ...] = ()
+    path: tuple[Edge, ...] = ()
+    """The edges of the strongest way in, from the seed (``path_steps`` makes them a result's path)."""
     seed: str | None = None
     hops: int = 0
 
@@ -69,13 +70,16 @@ def spread_hop(state: dict[str, Activation], frontier: Mapping[str, float], edge
             node = state.setdefault(v, Activation(hops=hop))
             if passed > node.best_in and node.hops != 0:
                 src = state[u]
-                step = PathStep.model_construct(  # the hot loop: fields are typed already, no validation
-                    source_id=edge.source_id or edge.source, target_id=edge.target_id or edge.target,
-                    type=edge.type, weight=edge.weight)
-                node.best_in, node.path, node.seed, node.hops = passed, (*src.path, step), src.seed, hop
+                node.best_in, node.path, node.seed, node.hops = passed, (*src.path, edge), src.seed, hop
     for v, a in incoming.items():
         state[v].value += a
     return incoming
+
+
+def path_steps(path: Sequence[Edge]) -> tuple[PathStep, ...]:
+    """A path as the API shows it: graphmem ids (entity names), else element ids."""
+    return tuple(PathStep(source_id=e.source_id or e.source, target_id=e.target_id or e.target, type=e.type,
+                          weight=e.weight) for e in path)
 
 
 def spread(seeds: Mapping[str, float], edges_by_hop: Sequence[Sequence[Edge]], degree: Mapping[str, int],

@@ -16,7 +16,7 @@ from graphmem.llm import LLMClient
 from graphmem.models import Memory, Vector, check_namespace, utcnow
 from graphmem.retrieval.access import AccessRecorder
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache
-from graphmem.retrieval.expansion import Activation, Edge, ExpansionConfig, seed_state, spread_hop
+from graphmem.retrieval.expansion import Activation, Edge, ExpansionConfig, path_steps, seed_state, spread_hop
 from graphmem.retrieval.formula import FormulaWeights, formula_score
 from graphmem.retrieval.fusion import fuse
 from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
@@ -249,7 +249,7 @@ class RetrievalService:
                 rerank=round(formula, 6) if options.rerank is not RerankMode.NONE else None,
             )
             ordered.append(SearchResult(memory=memory, score=score, parts=parts,
-                                        path=act.path if act and i not in seeds else (),
+                                        path=path_steps(act.path) if act and i not in seeds else (),
                                         seed_id=keys.get(act.seed) if act and act.seed and i not in seeds else None))
         if options.rerank is not RerankMode.LLM:
             return ordered, options.rerank, None

@@ -10,7 +10,7 @@ import pytest
 
 from graphmem.models import Memory, MemoryKind
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache
-from graphmem.retrieval.expansion import Edge, ExpansionConfig, spread
+from graphmem.retrieval.expansion import Edge, ExpansionConfig, path_steps, spread
 from graphmem.retrieval.formula import FormulaWeights, formula_score, frequency, recency
 from graphmem.retrieval.fusion import fuse, rrf, weighted
 from graphmem.retrieval.service import candidate_map, scoring_fields
@@ -62,6 +62,9 @@ def test_edges_carry_activation_both_ways_and_hubs_are_damped() -> None:
     state = spread({"s": 1.0}, [[edge("x", "s", "RELATES_TO"), edge("s", "y", "RELATES_TO")]], {"s": 4}, cfg)
     assert math.isclose(state["x"].value, 0.6 / 4)  # incoming edge walked backwards, degree 4 divides
     assert state["x"].path[0].source_id == "x"  # the path keeps the edge's real direction
+    (step,) = path_steps(state["x"].path)
+    assert (step.source_id, step.type, step.target_id, step.weight) == ("x", "RELATES_TO", "s", 1.0)
+    assert path_steps([Edge("k1", "k2", "ABOUT", 1.0, "m1", None)])[0].target_id == "k2"  # no id: the key
 
 
 def test_unknown_edge_types_and_zero_weights_carry_nothing() -> None:
