@@ -67,6 +67,9 @@ class Settings(BaseSettings):
     """Token budget of the compressed interaction log in a reflection prompt."""
     reflection_related: int = Field(default=8, ge=0, le=50)
     """How many existing memories most related to the task the model sees (with short ids)."""
+    reflection_min_relations: int = Field(default=1, ge=0, le=5)
+    """Edges the output grammar asks for (servers that enforce the schema): a small model often links nothing
+    otherwise. An edge to a fact the model did not write is dropped after the repair retry."""
     reflection_max_output_tokens: int = Field(default=900, ge=64)
     reflection_timeout_s: float = Field(default=300.0, gt=0)
     """Time limit of one reflection LLM call (a 1.5B model on 2 CPU cores writes ~5-10 tokens/s)."""

@@ -75,10 +75,14 @@ class ReflectionOutput(BaseModel):
         return schema
 
 
-def constrained_schema(*, memory_aliases: list[str], turn_numbers: list[int]) -> dict[str, Any]:
+def constrained_schema(*, memory_aliases: list[str], turn_numbers: list[int],
+                       min_relations: int = 0) -> dict[str, Any]:
     """ReflectionOutput's JSON schema with the ids narrowed to those shown (enums): servers that turn the
-    schema into a grammar (llama.cpp) then cannot produce an unknown id at all."""
+    schema into a grammar (llama.cpp) then cannot produce an unknown id at all. ``min_relations`` makes the
+    grammar ask for that many edges (a small model otherwise often links nothing)."""
     schema = ReflectionOutput.model_json_schema()
+    if min_relations:
+        schema["properties"]["relations"]["minItems"] = min_relations
     defs = schema["$defs"]
     refs = [f"F{i}" for i in range(1, MAX_FACTS + 1)] + memory_aliases
     for end in ("source", "target"):

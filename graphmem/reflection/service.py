@@ -115,7 +115,8 @@ class ReflectionService:
             max_tokens=self.settings.reflection_max_output_tokens,
             check=lambda out, last: check_references(out, memory_aliases=set(aliases), turn_numbers=shown_turns,
                                                    last_try=last),
-            schema=constrained_schema(memory_aliases=list(aliases), turn_numbers=sorted(shown_turns)),
+            schema=constrained_schema(memory_aliases=list(aliases), turn_numbers=sorted(shown_turns),
+                                      min_relations=self.settings.reflection_min_relations),
         )
         usage = LLMUsage(calls=self.llm.usage.calls - before[0], prompt_tokens=self.llm.usage.prompt_tokens - before[1],
                          completion_tokens=self.llm.usage.completion_tokens - before[2])

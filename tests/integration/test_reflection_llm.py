@@ -43,6 +43,14 @@ async def ended_task(service: MemoryService, namespace: str, title: str, turns: 
     return task.id
 
 
+async def reflect_with_the_model(service: MemoryService, namespace: str, task_id: str) -> ReflectionReport:
+    llm = LLMClient(service.settings)
+    try:
+        return await ReflectionService(service, llm).reflect(namespace, task_id)
+    finally:
+        await llm.close()
+
+
 async def record(name: str, report: ReflectionReport, store: Store, namespace: str) -> None:
     """Appends the case to GRAPHMEM_E2E_REPORT (when set): figures plus the Browser view of what was written."""
     path = os.environ.get("GRAPHMEM_E2E_REPORT")
@@ -64,11 +72,7 @@ async def test_customer_service_case_yields_a_linked_fact_and_a_typed_edge(
         llm_settings: Settings, store: Store, embedder: Embedder, namespace: str) -> None:
     service = MemoryService(store, embedder, llm_settings)
     task_id = await ended_task(service, namespace, "Return policy question", CUSTOMER_SERVICE)
-    llm = LLMClient(llm_settings)
-    try:
-        report = await ReflectionService(service, llm).reflect(namespace, task_id)
-    finally:
-        await llm.close()
+    report = await reflect_with_the_model(service, namespace, task_id)
     await record("customer-service", report, store, namespace)
     semantic = [f for f in report.facts if f.kind is MemoryKind.SEMANTIC]
     assert semantic, f"no semantic fact in {report.facts}"
@@ -90,11 +94,7 @@ async def test_moving_from_paris_to_berlin_supersedes_the_old_fact(
     ])
     paris = written.items[0].id
     task_id = await ended_task(service, namespace, "Update the delivery address", MOVED)
-    llm = LLMClient(llm_settings)
-    try:
-        report = await ReflectionService(service, llm).reflect(namespace, task_id)
-    finally:
-        await llm.close()
+    report = await reflect_with_the_model(service, namespace, task_id)
     await record("paris-to-berlin", report, store, namespace)
     assert paris in report.superseded, report
     old = await service.get_memory(namespace, paris)

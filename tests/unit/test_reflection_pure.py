@@ -83,6 +83,9 @@ def test_constrained_schema_narrows_ids_to_those_shown() -> None:
     fact = schema["$defs"]["FactOut"]["properties"]
     assert fact["replaces"]["enum"] == ["none", "M1", "M2"]
     assert fact["turns"]["items"]["enum"] == [0, 3]
+    assert "minItems" not in schema["properties"]["relations"]
+    assert constrained_schema(memory_aliases=[], turn_numbers=[0], min_relations=1)["properties"]["relations"][
+        "minItems"] == 1
     assert constrained_schema(memory_aliases=[], turn_numbers=[0])["$defs"]["FactOut"]["properties"][
         "replaces"]["enum"] == ["none"]
 
