@@ -203,7 +203,7 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Starl
             stack.push_async_callback(recorder.stop)
             retrieval = RetrievalService(store, model, settings, llm, versions=memory.versions, recorder=recorder,
                                          observer=metrics.observe_search)
-            reflection = ReflectionService(memory, llm)
+            reflection = ReflectionService(memory, llm, observer=metrics.observe_reflection)
             if settings.reflection_worker:
                 if llm is None:
                     raise ConfigError("GRAPHMEM_REFLECTION_WORKER needs an LLM: set GRAPHMEM_LLM_BASE_URL")

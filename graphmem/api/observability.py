@@ -7,12 +7,17 @@ import json
 import logging
 import time
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from strawberry.extensions import SchemaExtension
 
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
 LATENCY_BUCKETS = (0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24)
+
+
+if TYPE_CHECKING:
+    from graphmem.reflection import ReflectionReport
 
 
 class Metrics:
@@ -26,6 +31,23 @@ class Metrics:
                                            ["operation"], buckets=LATENCY_BUCKETS, registry=self.registry)
         self.search_stage_seconds = Histogram("graphmem_search_stage_seconds", "Search latency per stage",
                                               ["stage"], buckets=LATENCY_BUCKETS, registry=self.registry)
+
+        self.reflections = Counter("graphmem_reflections_total", "Reflections by outcome (ok, replayed, error)",
+                                   ["outcome"], registry=self.registry)
+        self.reflection_seconds = Histogram("graphmem_reflection_seconds", "Reflection latency (LLM included)",
+                                            buckets=(1, 5, 10, 30, 60, 120, 300, 600), registry=self.registry)
+        self.llm_tokens = Counter("graphmem_llm_tokens_total", "LLM tokens spent by reflection", ["kind"],
+                                  registry=self.registry)
+        self.llm_calls = Counter("graphmem_llm_calls_total", "LLM calls made by reflection",
+                                 registry=self.registry)
+
+    def observe_reflection(self, outcome: str, report: ReflectionReport | None) -> None:
+        self.reflections.labels(outcome=outcome).inc()
+        if report is not None and not report.replayed:
+            self.reflection_seconds.observe(report.latency_ms / 1000)
+            self.llm_calls.inc(report.llm.calls)
+            self.llm_tokens.labels(kind="prompt").inc(report.llm.prompt_tokens)
+            self.llm_tokens.labels(kind="completion").inc(report.llm.completion_tokens)
 
     def observe_search(self, timings_ms: Mapping[str, float]) -> None:
         for stage, ms in timings_ms.items():

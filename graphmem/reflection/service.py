@@ -8,7 +8,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -70,8 +70,11 @@ class ReflectionReport(BaseModel):
 
 
 class ReflectionService:
-    def __init__(self, memory: MemoryService, llm: LLMClient | None) -> None:
+    def __init__(self, memory: MemoryService, llm: LLMClient | None,
+                 observer: Callable[[str, ReflectionReport | None], None] | None = None) -> None:
         self.memory = memory
+        self.observer = observer
+        """Told each reflection's outcome (ok, replayed, error) and report (metrics)."""
         self.store = memory.store
         self.settings = memory.settings
         self.llm = llm
@@ -89,16 +92,25 @@ class ReflectionService:
             stored = rows[0]["task"]
             if stored.get("reflection_json") and not force:
                 report = ReflectionReport.model_validate_json(stored["reflection_json"])
-                return report.model_copy(update={"replayed": True})
+                replayed = report.model_copy(update={"replayed": True})
+                self._observe("replayed", replayed)
+                return replayed
             task = task_from_map(stored)
             turns = [turn_from_map(t) for t in rows[0]["turns"]]
             if not turns:
                 raise ValidationError(f"task {task_id!r} has no turns to reflect on")
             try:
-                return await self._reflect(task, turns)
+                report = await self._reflect(task, turns)
             except (GraphmemError, ValueError) as exc:
+                self._observe("error", None)
                 await self._record_failure(namespace, task_id, exc)
                 raise
+            self._observe("ok", report)
+            return report
+
+    def _observe(self, outcome: str, report: ReflectionReport | None) -> None:
+        if self.observer is not None:
+            self.observer(outcome, report)
 
     async def _reflect(self, task: Task, turns: Sequence[Turn]) -> ReflectionReport:
         if self.llm is None:

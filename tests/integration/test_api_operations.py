@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import uvicorn
 from gql import Client, GraphQLRequest
@@ -211,6 +212,11 @@ async def test_example_operations_in_sequence_over_http(served: Served) -> None:
         assert report["llmCalls"] >= 1
         assert report["replayed"] is False
         assert (await run("Reflect", namespace=ns, taskId=task["id"]))["reflect"] == {**report, "replayed": True}
+        async with httpx.AsyncClient() as plain:
+            metrics = (await plain.get(served.url.replace("/graphql", "/metrics"))).text
+        assert 'graphmem_reflections_total{outcome="ok"} 1.0' in metrics
+        assert 'graphmem_reflections_total{outcome="replayed"} 1.0' in metrics
+        assert f"graphmem_llm_calls_total {float(report['llmCalls'])}" in metrics
 
         # Expected failures reach the client with their code.
         with pytest.raises(TransportQueryError) as failure:
