@@ -42,6 +42,9 @@ class ReflectionReport:
     lessons: list[ReflectedMemory]
     edges: list[ReflectedEdge]
     superseded: list[str] = strawberry.field(description="Ids of memories marked superseded (never deleted).")
+    supersedes_refused: int = strawberry.field(description=(
+        "Replacements the model asked for but that were refused: by a fact that only restated a known memory, "
+        "of a memory this reflection itself wrote or strengthened, or of one already replaced."))
     llm_calls: int
     prompt_tokens: int
     completion_tokens: int
@@ -58,7 +61,7 @@ class ReflectionReport:
             task_id=r.task_id, namespace=r.namespace, facts=[ReflectedMemory.from_domain(m) for m in r.facts],
             lessons=[ReflectedMemory.from_domain(m) for m in r.lessons],
             edges=[ReflectedEdge(source_id=e.source_id, type=e.type, target_id=e.target_id) for e in r.edges],
-            superseded=r.superseded, llm_calls=r.llm.calls, prompt_tokens=r.llm.prompt_tokens,
+            superseded=r.superseded, supersedes_refused=r.supersedes_refused, llm_calls=r.llm.calls, prompt_tokens=r.llm.prompt_tokens,
             completion_tokens=r.llm.completion_tokens, latency_ms=r.latency_ms, turns_shown=r.turns_shown,
             turns_omitted=r.turns_omitted, related_shown=r.related_shown, dropped_relations=r.dropped_relations,
             replayed=r.replayed,

@@ -115,10 +115,17 @@ def plan_reflection(
 
 
 def resolve_rows(
-    plan: ReflectionPlan, memory_ids: Sequence[str], *, now: datetime,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Edge rows (for relation/relate) and supersede rows, once each draft's memory id is known (created, or
-    the existing memory a near-duplicate strengthened). Edges that became self-edges are dropped."""
+    plan: ReflectionPlan, memory_ids: Sequence[str], *, now: datetime, created: Sequence[bool] | None = None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+    """Edge rows (for relation/relate), supersede rows, and how many supersedes were refused, once each draft's
+    memory id is known (created, or the existing memory a near-duplicate strengthened).
+
+    Edges that became self-edges are dropped. A supersede needs new information: only a fact this reflection
+    *created* may replace a memory (one that merely restated, and so strengthened, a known memory may not);
+    a memory this reflection wrote or strengthened is never replaced by it; and each old memory is replaced
+    once. Small models name "replaced" memories that still hold; these rails keep that from retiring them.
+    """
+    made = list(created) if created is not None else [True] * len(memory_ids)
 
     def real(ref: int | str) -> str:
         return memory_ids[ref] if isinstance(ref, int) else ref
@@ -129,11 +136,14 @@ def resolve_rows(
         if a != b:
             edges.append({"source_id": a, "target_id": b, "type": edge.type.value, "weight": 1.0,
                           "confidence": 1.0, "source": SOURCE, "at": now})
-    supersede: list[dict[str, Any]] = []
+    touched = set(memory_ids)
+    supersede: dict[str, dict[str, Any]] = {}
+    refused = 0
     for index, old in plan.supersedes:
         new = memory_ids[index]
-        if new != old:
-            supersede.append({"new": new, "old": old, "at": now})
+        if not made[index] or old in touched or old in supersede:
+            refused += new != old
+            continue
+        supersede[old] = {"new": new, "old": old, "at": now}
     unique_edges = list({(e["source_id"], e["type"], e["target_id"]): e for e in edges}.values())
-    unique_supersede = list({(s["new"], s["old"]): s for s in supersede}.values())
-    return unique_edges, unique_supersede
+    return unique_edges, list(supersede.values()), refused

@@ -59,6 +59,8 @@ class ReflectionReport(BaseModel):
     lessons: list[WrittenMemory]
     edges: list[WrittenEdge]
     superseded: list[str]
+    supersedes_refused: int = 0
+    """Replacements the model asked for that the rails refused (see plan.resolve_rows)."""
     llm: LLMUsage
     latency_ms: float
     turns_shown: int
@@ -158,7 +160,8 @@ class ReflectionService:
                 memory_ids.append(result.id)
                 written.append(WrittenMemory(id=result.id, kind=draft.kind, content=draft.content,
                                              action=result.action, similarity=result.similarity))
-        edge_rows, supersede_rows = resolve_rows(plan, memory_ids, now=now)
+        created = [w.action is WriteAction.CREATED for w in written]
+        edge_rows, supersede_rows, refused = resolve_rows(plan, memory_ids, now=now, created=created)
         if edge_rows:
             steps.append(Step("relation/relate", {"rows": edge_rows, "namespace": task.namespace}))
         if supersede_rows:
@@ -168,7 +171,7 @@ class ReflectionService:
             lessons=written[plan.fact_count:],
             edges=[WrittenEdge(source_id=r["source_id"], type=r["type"], target_id=r["target_id"])
                    for r in edge_rows],
-            superseded=[r["old"] for r in supersede_rows], llm=usage, latency_ms=0.0,
+            superseded=[r["old"] for r in supersede_rows], supersedes_refused=refused, llm=usage, latency_ms=0.0,
             turns_shown=0, turns_omitted=0, related_shown=0,
         )
         return report, steps

@@ -167,9 +167,24 @@ def test_resolved_rows_drop_self_edges_after_dedupe() -> None:
     plan = plan_reflection(out, namespace="ns", task_id="t", turns=turns_of("a", "b"),
                            aliases={"M1": "old-paris", "M2": "mem-2"}, now=NOW)
     # the first fact strengthened mem-2 (a near duplicate): its edge to mem-2 would be a self edge
-    edges, supersede = resolve_rows(plan, ["mem-2", "new-2", "lesson"], now=NOW)
+    edges, supersede, refused = resolve_rows(plan, ["mem-2", "new-2", "lesson"], now=NOW)
     assert [(e["source_id"], e["type"], e["target_id"]) for e in edges] == [("new-2", "CAUSES", "mem-2")]
     assert supersede == [{"new": "mem-2", "old": "old-paris", "at": NOW}]
+    assert refused == 0
+
+
+def test_only_new_information_supersedes_and_only_once() -> None:
+    facts = [{**GOOD["facts"][0], "content": f"fact {i}", "replaces": alias}
+             for i, alias in enumerate(["M1", "M1", "M2", "M3"])]
+    out = ReflectionOutput.model_validate({"facts": facts})
+    plan = plan_reflection(out, namespace="ns", task_id="t", turns=turns_of("a"),
+                           aliases={"M1": "old-1", "M2": "old-2", "M3": "known"}, now=NOW)
+    # fact 0 created (replaces old-1), fact 1 created (old-1 again: refused), fact 2 only strengthened a known
+    # memory (refused), fact 3 created but old "known" is the memory fact 2 strengthened (refused)
+    _, supersede, refused = resolve_rows(plan, ["n0", "n1", "known", "n3"], now=NOW,
+                                         created=[True, True, False, True])
+    assert [(r["new"], r["old"]) for r in supersede] == [("n0", "old-1")]
+    assert refused == 3
 
 
 def test_repeated_fact_collapses_into_one_draft() -> None:
