@@ -53,6 +53,8 @@ class ReflectionReport:
     turns_omitted: int
     related_shown: int
     dropped_relations: int
+    copied_facts: int = strawberry.field(description="Facts that only repeated a memory shown to the model "
+                                                     "(not written, not strengthened).")
     replayed: bool = strawberry.field(description="True: the task was reflected before; this is that report.")
 
     @classmethod
@@ -61,9 +63,11 @@ class ReflectionReport:
             task_id=r.task_id, namespace=r.namespace, facts=[ReflectedMemory.from_domain(m) for m in r.facts],
             lessons=[ReflectedMemory.from_domain(m) for m in r.lessons],
             edges=[ReflectedEdge(source_id=e.source_id, type=e.type, target_id=e.target_id) for e in r.edges],
-            superseded=r.superseded, supersedes_refused=r.supersedes_refused, llm_calls=r.llm.calls, prompt_tokens=r.llm.prompt_tokens,
+            superseded=r.superseded, supersedes_refused=r.supersedes_refused, llm_calls=r.llm.calls,
+            prompt_tokens=r.llm.prompt_tokens,
             completion_tokens=r.llm.completion_tokens, latency_ms=r.latency_ms, turns_shown=r.turns_shown,
             turns_omitted=r.turns_omitted, related_shown=r.related_shown, dropped_relations=r.dropped_relations,
+            copied_facts=r.copied_facts,
             replayed=r.replayed,
         )
 

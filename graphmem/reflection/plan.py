@@ -22,6 +22,10 @@ the edge go together, and a small model scatters edge types: a stray SUPERSEDES 
 that still holds); DERIVED_FROM is provenance we write ourselves; SIMILAR_TO is computed."""
 
 
+def normalize(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".")
+
+
 def stable_id(task_id: str, kind: str, content: str) -> str:
     """The same task and the same text give the same id, so re-reflecting writes nothing new."""
     text = " ".join(content.lower().split())
@@ -60,19 +64,31 @@ class ReflectionPlan:
     edges: list[EdgeSpec] = field(default_factory=list)
     supersedes: list[tuple[int, str]] = field(default_factory=list)
     """(draft index, existing memory id) pairs: the memory is replaced by the draft's memory."""
+    copied: int = 0
+    """Facts that copied a shown memory word for word (not written)."""
 
 
 def plan_reflection(
     output: ReflectionOutput, *, namespace: str, task_id: str, turns: Sequence[Turn],
-    aliases: Mapping[str, str], now: datetime,
+    aliases: Mapping[str, str], now: datetime, shown: Mapping[str, str] | None = None,
 ) -> ReflectionPlan:
-    """``aliases`` maps the M ids shown to real memory ids; references were checked (output.check_references)."""
+    """``aliases`` maps the M ids shown to real memory ids; references were checked (output.check_references).
+
+    ``shown`` maps the shown memories' contents to their ids: a "fact" that copies one of them word for word
+    is the prompt echoed back, not something learned: it is not written (no strengthening either), and edges
+    naming it point at the memory it copied.
+    """
     plan = ReflectionPlan()
     turn_ids = {t.seq: t.id for t in turns}
+    copies = {normalize(text): memory_id for text, memory_id in (shown or {}).items()}
     seen: dict[str, int] = {}  # repeated facts (same text) collapse into the first
-    fact_index: dict[int, int] = {}  # F number -> draft index
+    fact_index: dict[int, int | str] = {}  # F number -> draft index, or the id of the memory it copied
     for n, fact in enumerate(output.facts, start=1):
-        key = " ".join(fact.content.lower().split())
+        key = normalize(fact.content)
+        if key in copies:
+            fact_index[n] = copies[key]
+            plan.copied += 1
+            continue
         if key in seen:
             fact_index[n] = seen[key]
             continue
@@ -84,10 +100,10 @@ def plan_reflection(
             or best_turn(fact.content, turns),
             task_id=task_id, valid_from=now if fact.replaces != "none" else None,
         )
-        seen[key] = fact_index[n] = len(plan.drafts)
+        seen[key] = fact_index[n] = index = len(plan.drafts)
         plan.drafts.append(draft)
         if fact.replaces != "none":
-            plan.supersedes.append((fact_index[n], aliases[fact.replaces]))
+            plan.supersedes.append((index, aliases[fact.replaces]))
     plan.fact_count = len(plan.drafts)
     for text in [*output.errors, *output.improvements]:
         content = " ".join(text.split())

@@ -67,6 +67,8 @@ class ReflectionReport(BaseModel):
     turns_omitted: int
     related_shown: int
     dropped_relations: int = 0
+    copied_facts: int = 0
+    """"Facts" that repeated a memory shown in the prompt word for word: not written, not strengthened."""
     """Edges the model pointed at facts it did not write, dropped after the repair retry."""
     replayed: bool = False
 
@@ -136,11 +138,12 @@ class ReflectionService:
                          completion_tokens=self.llm.usage.completion_tokens - before[2])
         now = utcnow()
         plan = plan_reflection(output, namespace=task.namespace, task_id=task.id, turns=turns,
-                               aliases={a: m.id for a, m in aliases.items()}, now=now)
+                               aliases={a: m.id for a, m in aliases.items()}, now=now,
+                               shown={m.content: m.id for m in aliases.values()})
         report, steps = await self._write_plan(task, plan, usage, now)
         report.latency_ms = round((time.perf_counter() - started) * 1000, 1)
         report.turns_shown, report.turns_omitted, report.related_shown = len(log_.lines), log_.omitted, len(aliases)
-        report.dropped_relations = output.dropped_relations
+        report.dropped_relations, report.copied_facts = output.dropped_relations, plan.copied
         steps.append(self._mark_done(task, report, now))
         await self.memory._write(task.namespace, steps)
         log.info("reflected task %s/%s: %d facts, %d lessons, %d edges, %d superseded, %d LLM calls, %.0f ms",

@@ -254,3 +254,15 @@ def test_cli_reflect_without_an_llm_is_a_clear_error(monkeypatch: pytest.MonkeyP
     result = CliRunner().invoke(cli, ["reflect", "task", "ns", "task-1"])
     assert isinstance(result.exception, ConfigError)
     assert "GRAPHMEM_LLM_BASE_URL" in str(result.exception)
+
+
+def test_a_fact_copied_from_the_prompt_is_not_written_and_edges_point_at_the_original() -> None:
+    out = ReflectionOutput.model_validate({"facts": [
+        {"content": "the user lives in paris", "kind": "semantic", "confidence": 1.0},
+        {"content": "The user has a cat.", "kind": "semantic", "confidence": 0.9}],
+        "relations": [{"source": "F2", "type": "RELATES_TO", "target": "F1"}]})
+    plan = plan_reflection(out, namespace="ns", task_id="t", turns=turns_of("I have a cat."),
+                           aliases={"M1": "paris"}, now=NOW, shown={"The user lives in Paris.": "paris"})
+    assert [d.content for d in plan.drafts] == ["The user has a cat."]
+    assert plan.copied == 1
+    assert [(e.source, e.target) for e in plan.edges] == [(0, "paris")]
