@@ -64,8 +64,8 @@ class ReflectionPlan:
     edges: list[EdgeSpec] = field(default_factory=list)
     supersedes: list[tuple[int, str]] = field(default_factory=list)
     """(draft index, existing memory id) pairs: the memory is replaced by the draft's memory."""
-    copied: int = 0
-    """Facts that copied a shown memory word for word (not written)."""
+    copies: list[tuple[str, str]] = field(default_factory=list)
+    """(content, id of the shown memory) of facts that copied it word for word (not written)."""
 
 
 def plan_reflection(
@@ -87,7 +87,7 @@ def plan_reflection(
         key = normalize(fact.content)
         if key in copies:
             fact_index[n] = copies[key]
-            plan.copied += 1
+            plan.copies.append((fact.content, copies[key]))
             continue
         if key in seen:
             fact_index[n] = seen[key]

@@ -68,7 +68,8 @@ class ReflectionReport(BaseModel):
     related_shown: int
     dropped_relations: int = 0
     copied_facts: int = 0
-    """"Facts" that repeated a memory shown in the prompt word for word: not written, not strengthened."""
+    """"Facts" that repeated a memory shown in the prompt word for word: not written, not strengthened; listed
+    in ``facts`` with action ``exists`` and the id of the memory they repeat."""
     """Edges the model pointed at facts it did not write, dropped after the repair retry."""
     replayed: bool = False
 
@@ -143,7 +144,10 @@ class ReflectionService:
         report, steps = await self._write_plan(task, plan, usage, now)
         report.latency_ms = round((time.perf_counter() - started) * 1000, 1)
         report.turns_shown, report.turns_omitted, report.related_shown = len(log_.lines), log_.omitted, len(aliases)
-        report.dropped_relations, report.copied_facts = output.dropped_relations, plan.copied
+        report.dropped_relations, report.copied_facts = output.dropped_relations, len(plan.copies)
+        kinds = {m.id: m.kind for m in aliases.values()}
+        report.facts += [WrittenMemory(id=memory_id, kind=kinds[memory_id], content=content, action=WriteAction.EXISTS)
+                         for content, memory_id in plan.copies]
         steps.append(self._mark_done(task, report, now))
         await self.memory._write(task.namespace, steps)
         log.info("reflected task %s/%s: %d facts, %d lessons, %d edges, %d superseded, %d LLM calls, %.0f ms",

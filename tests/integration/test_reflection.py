@@ -217,3 +217,13 @@ async def test_worker_takes_over_a_stale_claim_and_records_failures(
     state = await ReflectionService(service_, None).status(namespace, task_id)
     assert (state["status"], state["attempts"]) == ("failed", 2)  # left for a person, error kept
     assert worker.stats.failed == 2
+
+
+async def test_a_fact_copied_from_the_prompt_strengthens_nothing(service: MemoryService, namespace: str) -> None:
+    task_id, paris, _ = await moved_task(service, namespace)
+    copy = {"content": "The user lives in Paris.", "kind": "semantic", "turns": [0], "confidence": 1.0}
+    report = await reflector(service, Script([{**MOVED, "facts": [*MOVED["facts"], copy]}])).reflect(
+        namespace, task_id)
+    assert report.copied_facts == 1
+    assert [(f.id, f.action) for f in report.facts if f.content == copy["content"]] == [(paris, WriteAction.EXISTS)]
+    assert (await service.get_memory(namespace, paris)).reinforced_count == 0

@@ -264,5 +264,5 @@ def test_a_fact_copied_from_the_prompt_is_not_written_and_edges_point_at_the_ori
     plan = plan_reflection(out, namespace="ns", task_id="t", turns=turns_of("I have a cat."),
                            aliases={"M1": "paris"}, now=NOW, shown={"The user lives in Paris.": "paris"})
     assert [d.content for d in plan.drafts] == ["The user has a cat."]
-    assert plan.copied == 1
+    assert plan.copies == [("the user lives in paris", "paris")]
     assert [(e.source, e.target) for e in plan.edges] == [(0, "paris")]
