@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 import subprocess
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -90,11 +91,18 @@ def service(store: Store, embedder: Embedder, migrated: Settings) -> MemoryServi
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _llm_answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/models", timeout=5).status_code == 200
-    except httpx.HTTPError:
-        return False
+def _llm_answers(url: str, *, patience_s: float = 600) -> bool:
+    """True when the server answers /models. A llama.cpp server that is busy with another client's completion
+    (a minute or more on 2 cores) answers only after it: wait for it while the port accepts connections."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            return httpx.get(f"{url}/models", timeout=30).status_code == 200
+        except httpx.ConnectError:
+            return False
+        except httpx.HTTPError:
+            if time.monotonic() > deadline:
+                return False
 
 
 @pytest.fixture(scope="session")
