@@ -5,12 +5,14 @@
 // Per namespace, the index memory_namespace_access_count is read most accessed first and stops once $limit
 // matches and their ties are in (the hint keeps the planner on it on small databases too; ordering by namespace
 // too lets it see the index order); then the namespaces' lists are merged. Needs schema step 015.
+// Expiry is tested without OR (`coalesce(expires_at > $now, true)`): the planner splits such an OR into a union
+// of two index reads, which loses the index order.
 UNWIND $namespaces AS ns
 CALL (ns) {
   MATCH (m:Memory) USING INDEX m:Memory(namespace, access_count)
   WHERE m.namespace = ns AND m.status IN $statuses AND m.access_count > 0
     AND ($kinds IS NULL OR m.kind IN $kinds)
-    AND (m.expires_at IS NULL OR m.expires_at > $now)
+    AND coalesce(m.expires_at > $now, true)
     AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
                             AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
     AND ($after IS NULL OR m.created_at >= $after)

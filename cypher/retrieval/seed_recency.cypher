@@ -6,12 +6,14 @@
 // (the hint and `created_at IS NOT NULL`, true of every memory, keep the planner off memory_namespace, which it
 // picks on small databases; ordering by namespace too lets it see the index order); then the lists are merged.
 // Needs schema step 014.
+// Expiry is tested without OR (`coalesce(expires_at > $now, true)`): the planner splits such an OR into a union
+// of two index reads, which loses the index order.
 UNWIND $namespaces AS ns
 CALL (ns) {
   MATCH (m:Memory) USING INDEX m:Memory(namespace, created_at)
   WHERE m.namespace = ns AND m.created_at IS NOT NULL AND m.status IN $statuses
     AND ($kinds IS NULL OR m.kind IN $kinds)
-    AND (m.expires_at IS NULL OR m.expires_at > $now)
+    AND coalesce(m.expires_at > $now, true)
     AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
                             AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
     AND ($after IS NULL OR m.created_at >= $after)

@@ -191,4 +191,4 @@ async def test_recency_and_popularity_seeds_read_an_index_in_order(store: Store,
     operators = plan_operators(summary.plan or {})
     assert any(op == "NodeIndexSeek" and f"Memory({index})" in details for op, details in operators), [
         op for op, _ in operators]
-    assert stop in [op for op, _ in operators], operators
+    assert stop in [op for op, _ in operators], " ".join(op for op, _ in operators)
