@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 import subprocess
 import time
 import uuid
@@ -30,6 +31,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.integration)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 @pytest.fixture(scope="session")
 def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     """Settings that point at a running, migrated Neo4j."""
@@ -44,11 +49,15 @@ def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setting
     settings = settings.model_copy(update={"neo4j_uri": f"bolt://127.0.0.1:{settings.neo4j_bolt_port}"})
     server = LocalNeo4j(settings)
     server.fetch()
+    # SIGTERM (a CI timeout, `kill`) would end pytest without teardown and leave this JVM running: turn it into
+    # the KeyboardInterrupt pytest tears down after.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     server.start(ready=lambda: wait_ready(settings))
     try:
         yield settings
     finally:
         server.stop()
+        signal.signal(signal.SIGTERM, previous)
 
 
 @pytest.fixture(scope="session")
