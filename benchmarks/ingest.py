@@ -471,15 +471,19 @@ def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
 
 
 @contextlib.contextmanager
-def throwaway_neo4j(base: Settings) -> Iterator[tuple[Settings, LocalNeo4j]]:
-    """A Neo4j on free ports in a temp folder (heap 1g), stopped and removed on the way out, whatever happens."""
-    home = Path(tempfile.mkdtemp(prefix="graphmem-bench-"))
+def throwaway_neo4j(base: Settings, *, heap: str = "1g", pagecache: str | None = None,
+                    prefix: str = "graphmem-bench-") -> Iterator[tuple[Settings, LocalNeo4j]]:
+    """A Neo4j on free ports in a temp folder, stopped and removed on the way out, whatever happens."""
+    home = Path(tempfile.mkdtemp(prefix=prefix))
     bolt = free_port()
-    settings = base.model_copy(update={
+    update: dict[str, Any] = {
         "neo4j_home": home, "neo4j_bolt_port": bolt, "neo4j_http_port": free_port(),
-        "neo4j_password": SecretStr(secrets.token_urlsafe(16)), "neo4j_heap": "1g", "neo4j_auth": True,
-        "neo4j_uri": f"bolt://127.0.0.1:{bolt}",
-    })
+        "neo4j_password": SecretStr(secrets.token_urlsafe(16)), "neo4j_heap": heap, "neo4j_auth": True,
+        "neo4j_uri": f"bolt://127.0.0.1:{bolt}", "neo4j_timeout_s": 120.0,
+    }
+    if pagecache is not None:
+        update["neo4j_pagecache"] = pagecache
+    settings = base.model_copy(update=update)
     server = LocalNeo4j(settings)
     try:
         server.fetch()
@@ -490,6 +494,28 @@ def throwaway_neo4j(base: Settings) -> Iterator[tuple[Settings, LocalNeo4j]]:
             server.stop()
         finally:
             shutil.rmtree(home, ignore_errors=True)
+
+
+def portable(value: Any, *, extra: dict[str, str] | None = None) -> Any:
+    """``value`` (a report) with this machine's paths replaced by placeholders: the repository root by ``.``,
+    the interpreter's prefix by ``<python>``, the home folder by ``~``, the temp folder by ``<tmp>``, and the
+    ``extra`` ones given (path -> placeholder). Longest paths first, so a venv inside the repo stays ``.venv``."""
+    places = {str(Path(__file__).resolve().parents[1]): ".", sys.base_prefix: "<python>",
+              str(Path.home()): "~", tempfile.gettempdir(): "<tmp>", **(extra or {})}
+    order = sorted(((k, v) for k, v in places.items() if k and k != "/"), key=lambda kv: -len(kv[0]))
+
+    def scrub(x: Any) -> Any:
+        if isinstance(x, str):
+            for path, mark in order:
+                x = x.replace(path, mark)
+            return x
+        if isinstance(x, dict):
+            return {k: scrub(v) for k, v in x.items()}
+        if isinstance(x, list | tuple):
+            return [scrub(v) for v in x]
+        return x
+
+    return scrub(value)
 
 
 def jvm_peak_rss_mib(server: LocalNeo4j | None) -> float | None:
@@ -778,7 +804,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("interrupted", file=sys.stderr)
             return 130
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    args.out.write_text(json.dumps(portable(report), indent=2) + "\n", encoding="utf-8")
     print(summary(report))
     print(f"written to {args.out}")
     return 0

@@ -60,9 +60,7 @@ import os
 import platform
 import pstats
 import random
-import secrets
 import shlex
-import shutil
 import signal
 import statistics
 import string
@@ -71,26 +69,30 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import SecretStr
 
 from benchmarks.graphiti_peer.make_facts import FIRST, LAST, PERSON_RELATIONS, RELATIONS, make_facts
-from benchmarks.ingest import jvm_peak_rss_mib, neo4j_server_version, package_version
+from benchmarks.ingest import (
+    _exit_on_signal,
+    jvm_peak_rss_mib,
+    neo4j_server_version,
+    package_version,
+    portable,
+    throwaway_neo4j,
+)
 from graphmem.config import Settings
 from graphmem.embed import Embedder, embedding_dimension, make_embedder
 from graphmem.models import Memory, MemoryKind, RelationType
 from graphmem.neo4j_local import LocalNeo4j
-from graphmem.neo4j_local.tools import free_port
 from graphmem.retrieval import Channel, RerankMode, RetrievalService, SearchOptions
 from graphmem.service.planning import content_hash
 from graphmem.store import Step, Store, migrate
-from graphmem.store.admin import wait_ready
 from graphmem.store.store import Row
 
 if TYPE_CHECKING:
@@ -728,35 +730,6 @@ def ratios(graphiti: dict[str, Any], graphmem: dict[str, Any]) -> dict[str, Any]
     return out
 
 
-# --- the throwaway server --------------------------------------------------------------------------------
-
-
-def _exit_on_signal(signum: int, _frame: Any) -> None:
-    raise SystemExit(128 + signum)  # unwinds through the finally blocks that stop the server
-
-
-@contextlib.contextmanager
-def throwaway_neo4j(base: Settings, heap: str, pagecache: str) -> Iterator[tuple[Settings, LocalNeo4j]]:
-    """A Neo4j on free ports in a temp folder, stopped and removed on the way out, whatever happens."""
-    home = Path(tempfile.mkdtemp(prefix="graphmem-search-"))
-    bolt = free_port()
-    settings = base.model_copy(update={
-        "neo4j_home": home, "neo4j_bolt_port": bolt, "neo4j_http_port": free_port(),
-        "neo4j_password": SecretStr(secrets.token_urlsafe(16)), "neo4j_heap": heap, "neo4j_pagecache": pagecache,
-        "neo4j_auth": True, "neo4j_uri": f"bolt://127.0.0.1:{bolt}", "neo4j_timeout_s": 120.0,
-    })
-    server = LocalNeo4j(settings)
-    try:
-        server.fetch()
-        server.start(ready=lambda: wait_ready(settings))  # kills its JVM itself if it fails or is interrupted
-        yield settings, server
-    finally:
-        try:
-            server.stop()
-        finally:
-            shutil.rmtree(home, ignore_errors=True)
-
-
 # --- the run ---------------------------------------------------------------------------------------------
 
 
@@ -1047,13 +1020,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             settings = base.model_copy(update={"neo4j_uri": args.neo4j_uri})
         else:
             log(f"starting a throwaway Neo4j (heap {args.heap}, page cache {args.pagecache}) ...")
-            settings, server = stack.enter_context(throwaway_neo4j(base, args.heap, args.pagecache))
+            settings, server = stack.enter_context(throwaway_neo4j(base, heap=args.heap, pagecache=args.pagecache,
+                                                                    prefix="graphmem-search-"))
         report = {**header, **asyncio.run(run(args, settings, server, Path(work)))}
     report["goals"] = goals(report)
     report["wall_s"] = round(time.perf_counter() - started, 1)
     report["notes"] = notes(report)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
+    graphiti_venv = {str(args.graphiti_python.absolute().parents[1]): "<graphiti-venv>"} if args.graphiti_python else {}
+    report = portable(json.loads(json.dumps(report, default=str)), extra=graphiti_venv)
+    args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(table(report))
     print(f"\nload average: start {report['loadavg']['start']}, end {report['loadavg']['end']}; "
           f"niceness {report['niceness']}; wall {report['wall_s']} s")

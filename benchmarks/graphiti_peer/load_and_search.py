@@ -2,9 +2,9 @@
 
 Runs in its own venv (graphiti-core is NOT a graphmem dependency); see README.md beside this file:
 
-    GRAPHITI_TELEMETRY_ENABLED=false /tmp/graphiti-venv/bin/python benchmarks/graphiti_peer/load_and_search.py \\
-        /tmp/facts-1k.jsonl --uri bolt://127.0.0.1:7699 --password peerpass123 --group-id peer-1k --reset \\
-        --queries 200 --warmup 20 --out /tmp/graphiti-1k.json
+    GRAPHITI_TELEMETRY_ENABLED=false .graphiti-venv/bin/python benchmarks/graphiti_peer/load_and_search.py \\
+        facts-1k.jsonl --uri bolt://127.0.0.1:7699 --password peerpass123 --group-id peer-1k --reset \\
+        --queries 200 --warmup 20 --out graphiti-1k.json
 
 Facts: JSONL, one ``{"source", "relation", "target", "fact"}`` object a line.
 

@@ -1,6 +1,6 @@
 """Write N synthetic facts as JSONL, one ``{"source", "relation", "target", "fact"}`` object a line (stdlib only).
 
-    python benchmarks/graphiti_peer/make_facts.py --n 10000 --out /tmp/facts-10k.jsonl
+    python benchmarks/graphiti_peer/make_facts.py --n 10000 --out facts-10k.jsonl
 
 Deterministic for a given ``--seed``. Entities repeat across facts (about n/20 people, a fixed pool of
 objects), so the graph has shared nodes the way a real memory does. Every (source, relation, target)
