@@ -192,29 +192,20 @@ class ReflectionService:
         """The active semantic memories and lessons nearest to the task's most telling turns; without those the
         task itself produced (a re-reflection sees what the first one saw, so its ids mean the same)."""
         limit = self.settings.reflection_related
-        own: set[str] = set()
-        if exclude_task is not None:
-            own = {r["memory"]["id"] for r in await self.store.read(
-                "task/memories_of", ids=[exclude_task], namespace=namespace)}
         texts = sorted((t.content for t in turns if t.role.value == "user" and not is_small_talk(t.content)),
                        key=len, reverse=True)[:QUERY_TURNS]
         if not limit or not texts:
             return []
+        own: set[str] = set()
+        if exclude_task is not None:
+            own = {r["memory"]["id"] for r in await self.store.read(
+                "task/memories_of", ids=[exclude_task], namespace=namespace)}
         vectors = await asyncio.to_thread(lambda: [self.memory.embedder.embed_query(t[:1000]) for t in texts])
-        best: dict[str, tuple[float, Memory]] = {}
-        for vector in vectors:
-            rows = await self.store.read(
-                "memory/vector_search", index=VECTOR_INDEX, embedding=Vector(vector), oversample=limit * 8,
-                k=limit + len(own), namespaces=[namespace], kinds=[MemoryKind.SEMANTIC.value, MemoryKind.LESSON.value],
-                statuses=["active"], now=utcnow())
-            for row in rows:
-                memory = memory_from_map(row["memory"])
-                if memory.id in own:
-                    continue
-                if memory.id not in best or best[memory.id][0] < row["score"]:
-                    best[memory.id] = (row["score"], memory)
-        ranked = sorted(best.values(), key=lambda x: -x[0])[:limit]
-        return [m for _, m in ranked]
+        rows = await self.store.read(
+            "reflection/related", index=VECTOR_INDEX, embeddings=[Vector(v) for v in vectors],
+            oversample=(limit + len(own)) * 8, namespace=namespace,
+            kinds=[MemoryKind.SEMANTIC.value, MemoryKind.LESSON.value], exclude=sorted(own), limit=limit, now=utcnow())
+        return [memory_from_map(r["memory"]) for r in rows]
 
     async def _record_failure(self, namespace: str, task_id: str, exc: Exception) -> None:
         error = f"{type(exc).__name__}: {exc}"[:2000]
@@ -225,12 +216,6 @@ class ReflectionService:
         except GraphmemError:  # the store is down too: the task stays as it was, still queued
             log.warning("could not record the failed reflection of %s/%s", namespace, task_id, exc_info=True)
         log.warning("reflection of %s/%s failed: %s", namespace, task_id, error)
-
-    async def queue(self, namespace: str, task_id: str) -> str:
-        rows = await self.store.write([Step("reflection/queue", {"id": task_id, "namespace": namespace})])
-        if not rows[0]:
-            raise NotFoundError(f"task {task_id!r} not found in {namespace!r}")
-        return str(rows[0][0]["status"])
 
     async def status(self, namespace: str, task_id: str) -> dict[str, Any]:
         rows = await self.store.read("reflection/report", id=task_id, namespace=namespace)

@@ -73,9 +73,9 @@ class ReflectionWorker:
         done = 0
         for i, item in enumerate(claimed):
             if self._stopping.is_set():  # hand the rest back: another run (or replica) takes them
-                for rest in claimed[i:]:
-                    await self.store.write([Step("reflection/release", {"id": rest["id"],
-                                                                        "namespace": rest["namespace"]})])
+                rest = claimed[i:]
+                await self.store.write([Step("reflection/release", {
+                    "ids": [r["id"] for r in rest], "namespaces_by_id": {r["id"]: r["namespace"] for r in rest}})])
                 break
             try:
                 await self.reflection.reflect(item["namespace"], item["id"])

@@ -227,3 +227,13 @@ async def test_a_fact_copied_from_the_prompt_strengthens_nothing(service: Memory
     assert report.copied_facts == 1
     assert [(f.id, f.action) for f in report.facts if f.content == copy["content"]] == [(paris, WriteAction.EXISTS)]
     assert (await service.get_memory(namespace, paris)).reinforced_count == 0
+
+
+async def test_a_stopping_worker_hands_its_claims_back(service: MemoryService, namespace: str) -> None:
+    task_id, _, _ = await moved_task(service, namespace)
+    script = Script([MOVED])
+    worker = ReflectionWorker(reflector(service, script), namespaces=[namespace])
+    worker._stopping.set()  # as if stop() came while the batch was claimed
+    assert await worker.run_once(force=True) == 0
+    assert (await ReflectionService(service, None).status(namespace, task_id))["status"] == "pending"
+    assert script.requests == []
