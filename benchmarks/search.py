@@ -103,7 +103,8 @@ GOAL_P95_MS = 40.0
 GOAL_SPEEDUP = 20.0
 """How many times faster than graphiti-core the issue asks graphmem to be."""
 SOURCE = "benchmarks.search"
-STAGES = ("embed", "seeds", "expand", "rerank", "total")
+STAGES = ("embed", "graph", "seeds", "expand", "rerank", "total")
+"""graph: the one statement of a search of at most one hop; seeds and expand: the stepwise path's stages."""
 HERE = Path(__file__).resolve().parent
 GRAPHITI_SCRIPT = HERE / "graphiti_peer" / "load_and_search.py"
 
@@ -473,19 +474,35 @@ class TimedStore(Store):
             self.calls.append((name, (time.perf_counter() - started) * 1000))
             self.last_params[name] = params
 
+    async def read_row(self, name: str, /, **params: Any) -> Row:
+        started = time.perf_counter()
+        try:
+            return await super().read_row(name, **params)
+        finally:
+            self.calls.append((name, (time.perf_counter() - started) * 1000))
+            self.last_params[name] = params
+
     def take(self) -> list[tuple[str, float]]:
         calls, self.calls = self.calls, []
         return calls
 
 
+STEPWISE = "stepwise"
+"""A MODES entry with this key true runs on a RetrievalService(one_statement=False)."""
 MODES: dict[str, dict[str, Any]] = {
     "vector-only": {"channels": (Channel.VECTOR,), "hops": 0, "rerank": RerankMode.NONE},
     "fused": {"hops": 0},
     "fused+expansion": {},  # the defaults: all channels, hops=1, rerank=FORMULA
+    # the same search statement by statement (7 round trips), as before the one-statement path: the ratio
+    "stepwise": {STEPWISE: True},
     # what-if, for the findings: the default without the recency and popularity seed channels
     "vec+text+expansion": {"channels": (Channel.VECTOR, Channel.FULLTEXT)},
 }
 DEFAULT_MODE = "fused+expansion"
+
+
+def mode_options(namespace: str, k: int, kw: dict[str, Any]) -> SearchOptions:
+    return SearchOptions(namespaces=(namespace,), k=k, **{key: v for key, v in kw.items() if key != STEPWISE})
 
 
 @dataclass
@@ -530,6 +547,21 @@ def process_cpu_ms(pid: int | None) -> float | None:
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
+async def settle(pid: int | None, quiet_ms_per_s: float = 150.0, patience_s: float = 600.0) -> dict[str, Any]:
+    """Wait until the JVM is quiet: after a bulk load Lucene merges the vector index's segments in the
+    background for minutes, a core's worth of CPU that would be measured as search latency."""
+    t0 = time.perf_counter()
+    readings: list[float] = []
+    while True:
+        idle = await idle_cpu(pid)
+        if idle is None:
+            return {"waited_s": 0.0, "readings_ms_per_s": []}
+        readings.append(idle)
+        if idle <= quiet_ms_per_s or time.perf_counter() - t0 > patience_s:
+            return {"waited_s": round(time.perf_counter() - t0, 1), "readings_ms_per_s": readings,
+                    "quiet": idle <= quiet_ms_per_s, "threshold_ms_per_s": quiet_ms_per_s}
+
+
 async def idle_cpu(pid: int | None, seconds: float = 5.0) -> float | None:
     """CPU the JVM burns with no query running (background work), ms per second: the floor under cpu_ms_mean."""
     before = process_cpu_ms(pid)
@@ -541,8 +573,9 @@ async def idle_cpu(pid: int | None, seconds: float = 5.0) -> float | None:
 async def measure(store: TimedStore, embedder: Embedder, settings: Settings, ds: Dataset,
                   warmup: Sequence[Query], queries: Sequence[Query], k: int, jvm: int | None) -> dict[str, Any]:
     """Every query through every mode (round-robin, the order rotating per query); warm-up first."""
-    services = {mode: RetrievalService(store, embedder, settings) for mode in MODES}
-    options = {mode: SearchOptions(namespaces=(ds.namespace,), k=k, **kw) for mode, kw in MODES.items()}
+    services = {mode: RetrievalService(store, embedder, settings, one_statement=not kw.get(STEPWISE))
+                for mode, kw in MODES.items()}
+    options = {mode: mode_options(ds.namespace, k, kw) for mode, kw in MODES.items()}
     records = {mode: ModeRecord() for mode in MODES}
     names = list(MODES)
     params: dict[str, dict[str, Any]] = {}
@@ -565,7 +598,8 @@ async def measure(store: TimedStore, embedder: Embedder, settings: Settings, ds:
             if server0 is not None and server1 is not None:
                 rec.server_cpu.append(server1 - server0)
             for stage in STAGES:
-                rec.stages[stage].append(response.timings_ms.get(stage, 0.0))
+                if stage in response.timings_ms:
+                    rec.stages[stage].append(response.timings_ms[stage])
             calls = store.take()
             if mode == DEFAULT_MODE:  # the parameters of its statements, for PROFILE later
                 params = {name: dict(store.last_params[name]) for name, _ in calls}
@@ -811,9 +845,12 @@ async def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j |
                 log(f"[{label}] searching: {args.warmup} warm-up + {len(queries)} queries x {len(MODES)} modes ...")
                 la0 = loadavg()
                 jvm = server.read_pid() if server else None
+                settled = await settle(jvm)
+                log(f"[{label}] JVM quiet after {settled['waited_s']} s: {settled['readings_ms_per_s']} ms CPU/s")
                 idle = await idle_cpu(jvm)
                 measured = await measure(store, embedder, settings, ds, warmup, queries, args.k, jvm)
                 measured["neo4j_jvm_idle_cpu_ms_per_s"] = idle
+                measured["settle"] = settled
                 params = measured.pop("_profile_params")
                 measured["loadavg_before"], measured["loadavg_after"] = la0, loadavg()
                 graphmem[label] = measured
@@ -842,7 +879,7 @@ async def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j |
                 report["query_embedding_threads"] = thread_check(
                     embedder, asked[: args.threads_check], sorted({1, os.cpu_count() or 1}))
         finally:
-            if args.neo4j_uri:  # a server of the caller: leave nothing behind
+            if args.neo4j_uri and not args.keep:  # a server of the caller: leave nothing behind
                 for ns in namespaces:
                     await delete_where(store, "namespace", ns)
                 for label in graphiti:
@@ -973,6 +1010,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--pagecache", default="1g", help="throwaway server page cache (default 1g)")
     parser.add_argument("--namespace", default="bench-search", help="prefix of the namespaces and graphiti groups")
     parser.add_argument("--seed", type=int, default=7, help="make_facts seed (7: the graphiti_peer README's files)")
+    parser.add_argument("--keep", action="store_true",
+                        help="with --neo4j-uri: leave the last size's namespace there (to PROFILE by hand)")
     parser.add_argument("--embed-cache", type=Path, help="a folder to keep real embeddings in between runs")
     parser.add_argument("--no-graphiti", action="store_true", help="skip graphiti-core")
     parser.add_argument("--graphiti-python", type=Path,

@@ -1,6 +1,7 @@
 // One hop of relation expansion from a frontier of nodes (by element id) over the given edge types, to
 // memories that pass the filters, entities and (provenance) turns of the searched namespaces.
-// Parameters: $frontier (element ids), $types, $fanout (edges per node), and the common filters.
+// Parameters: $frontier (element ids), $types, $type_weights (map type -> weight), $fanout (edges per node: the
+// strongest by type weight * edge weight, ties by element id), and the common filters.
 // Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
 // Returns ONE row: nodes, per frontier node with edges a map {key (element id), id (graphmem id or entity name),
 // degree, and one list per edge field: out (the edge leaves this node), type, weight, to_key (element id of the
@@ -19,6 +20,7 @@ CALL (a) {
       AND ($after IS NULL OR m.created_at >= $after)
       AND ($before IS NULL OR m.created_at < $before)))
   RETURN r, m
+  ORDER BY coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0) DESC, elementId(r)
   LIMIT $fanout
 }
 WITH a, collect(startNode(r) = a) AS out, collect(type(r)) AS types, collect(coalesce(r.weight, 1.0)) AS weights,

@@ -11,5 +11,5 @@ WHERE m.namespace IN $namespaces AND m.status IN $statuses
   AND ($after IS NULL OR m.created_at >= $after)
   AND ($before IS NULL OR m.created_at < $before)
 RETURN m.id AS id, elementId(m) AS key, score
-ORDER BY score DESC
+ORDER BY score DESC, m.id
 LIMIT $limit

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-STAGES = ("embed", "seeds", "expand", "rerank", "total", "wall")
+STAGES = ("embed", "graph", "seeds", "expand", "rerank", "total", "wall")
 
 
 def _num(value: Any, digits: int = 3) -> str:

@@ -209,7 +209,8 @@ class LocalNeo4j:
         if (data / "dbms" / "auth.ini").exists() or (data / "databases" / "system").exists():
             return
         cmd = [str(java), "-cp", f"{self.lib_dir}/*", "org.neo4j.server.startup.Neo4jAdminCommand",
-               "dbms", "set-initial-password", self.settings.neo4j_password.get_secret_value()]
+               "dbms", "set-initial-password", "--", self.settings.neo4j_password.get_secret_value()]
+        # "--": a password that starts with "-" (secrets.token_urlsafe gives one in 64) is not an option
         env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.home / "conf")}
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
         if proc.returncode != 0:

@@ -55,9 +55,11 @@ def seed_state(seeds: Mapping[str, float]) -> dict[str, Activation]:
 
 def spread_hop(state: dict[str, Activation], frontier: Mapping[str, float], edges: Sequence[Edge],
                degree: Mapping[str, int], config: ExpansionConfig, hop: int) -> dict[str, float]:
-    """Pass the frontier's activation over ``edges`` (either direction); returns what each node received."""
+    """Pass the frontier's activation over ``edges`` (either direction); returns what each node received.
+
+    An edge listed twice (both its ends walked it) passes once each way."""
     incoming: dict[str, float] = {}
-    for edge in edges:
+    for edge in dict.fromkeys(edges):
         for u, v in ((edge.source, edge.target), (edge.target, edge.source)):
             a_u = frontier.get(u)
             if not a_u:

@@ -16,9 +16,10 @@ from graphmem.llm import LLMClient
 from graphmem.models import Memory, Vector, check_namespace, utcnow
 from graphmem.retrieval.access import AccessRecorder
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache
-from graphmem.retrieval.expansion import Activation, Edge, ExpansionConfig, path_steps, seed_state, spread_hop
+from graphmem.retrieval.candidates import Candidate, ChannelScores, from_statement, from_steps
+from graphmem.retrieval.expansion import Activation, Edge, ExpansionConfig, seed_state, spread_hop
 from graphmem.retrieval.formula import FormulaWeights, formula_score
-from graphmem.retrieval.fusion import fuse
+from graphmem.retrieval.fusion import RRF_K, fuse
 from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
 from graphmem.retrieval.types import (
     Channel,
@@ -36,7 +37,13 @@ MAX_QUERY_CHARS = 2000
 EXPAND_TYPES = ["RELATES_TO", "CAUSES", "PART_OF", "IS_A", "SUPPORTS", "CONTRADICTS", "SUPERSEDES", "FOLLOWS",
                 "SIMILAR_TO", "DERIVED_FROM", "MERGED_INTO", "ABOUT"]
 FRONTIER_LIMIT = 40
+"""Seeds that walk (the strongest)."""
 FANOUT = 25
+"""Edges each seed walks (its strongest by type weight * edge weight)."""
+VIA_LIMIT = 40
+"""Entities and turns that walk on to the memories linked to them (the most activated)."""
+VIA_FANOUT = 25
+"""Edges each of them walks."""
 LLM_CANDIDATES = 20
 MAX_OVERSAMPLE = 4096
 _ACCESS_COUNT = int(Memory.model_fields["access_count"].default)
@@ -47,7 +54,7 @@ class RetrievalService:
     def __init__(self, store: Store, embedder: Embedder, settings: Settings, llm: LLMClient | None = None, *,
                  versions: NamespaceVersions | None = None, recorder: AccessRecorder | None = None,
                  weights: FormulaWeights | None = None, expansion: ExpansionConfig | None = None,
-                 observer: Callable[[dict[str, float]], None] | None = None) -> None:
+                 observer: Callable[[dict[str, float]], None] | None = None, one_statement: bool = True) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
@@ -60,6 +67,9 @@ class RetrievalService:
         self.expansion = expansion or ExpansionConfig()
         self.observer = observer
         """Called with the stage timings of every search that ran (not of cache hits): metrics."""
+        self.one_statement = one_statement
+        """Searches of at most one hop run as ONE statement (``retrieval/search``); False: statement by
+        statement (seeds, each expansion step, candidates), the reference the one statement is tested against."""
 
     async def search(self, query: str, options: SearchOptions) -> SearchResponse:
         query = " ".join(query.split())
@@ -95,21 +105,54 @@ class RetrievalService:
         t1 = time.perf_counter()
         timings["embed"] = (t1 - t0) * 1000
         filters = self._filters(options, now)
-        channel_scores, seed_keys = await self._seeds(query, qvec, options, filters)
-        seeds = fuse(options.fusion, channel_scores, options.channel_weights)
-        t2 = time.perf_counter()
-        timings["seeds"] = (t2 - t1) * 1000
-        state, keys = await self._expand(seeds, seed_keys, options, filters)
-        candidates = await self._candidates(seeds, state, keys, options, qvec)
-        t3 = time.perf_counter()
-        timings["expand"] = (t3 - t2) * 1000
-        results, mode, reason = await self._rank(query, candidates, channel_scores, seeds, state, keys,
-                                                 options, now)
+        if options.hops <= 1 and self.one_statement:
+            candidates, channel_scores = await self._graph(query, qvec, options, filters)
+            t3 = time.perf_counter()
+            timings["graph"] = (t3 - t1) * 1000
+        else:
+            channel_scores, seed_keys = await self._seeds(query, qvec, options, filters)
+            seeds = fuse(options.fusion, channel_scores, options.channel_weights)
+            t2 = time.perf_counter()
+            timings["seeds"] = (t2 - t1) * 1000
+            state, keys = await self._expand(seeds, seed_keys, options, filters)
+            candidates = await self._candidates(seeds, state, keys, options, qvec,
+                                                channel_scores.get(Channel.VECTOR, {}))
+            t3 = time.perf_counter()
+            timings["expand"] = (t3 - t2) * 1000
+        results, mode, reason = await self._rank(query, candidates, channel_scores, options, now)
         t4 = time.perf_counter()
         timings["rerank"] = (t4 - t3) * 1000
         timings["total"] = (t4 - started) * 1000
         return SearchResponse(query=query, results=tuple(results[: options.k]), rerank=mode, fallback_reason=reason,
                               timings_ms={k: round(v, 3) for k, v in timings.items()})
+
+    async def _graph(self, query: str, qvec: list[float], options: SearchOptions,
+                     filters: dict[str, Any]) -> tuple[dict[str, Candidate], ChannelScores]:
+        """Seeds, fusion, one hop of expansion and the candidates in one statement (``retrieval/search``).
+
+        The vector index returns the nearest nodes of ALL namespaces; when the filters leave fewer than
+        ``seed_k`` and the index had more to give, the statement runs again with 4x the oversample (up to
+        ``MAX_OVERSAMPLE``), so a small namespace among large ones still gets its seeds."""
+        escaped = lucene_escape(query)
+        params = dict(
+            channels=[c.value for c in options.channels],
+            channel_weights={c.value: w for c, w in options.channel_weights.items()},
+            fusion=options.fusion.value, rrf_k=RRF_K, seed_k=options.seed_k,
+            vector_index=VECTOR_INDEX, embedding=qvec, fulltext_index=FULLTEXT_INDEX,
+            fulltext_query=escaped if escaped.strip() else None, fulltext_limit=options.seed_k * 4,
+            hops=options.hops, frontier_limit=FRONTIER_LIMIT, fanout=FANOUT, via_limit=VIA_LIMIT,
+            via_fanout=VIA_FANOUT, types=EXPAND_TYPES,
+            type_weights=dict(self.expansion.type_weights), decay=self.expansion.decay,
+            beta=self.expansion.degree_beta, expand_limit=options.expand_limit, **filters)
+        oversample = options.seed_k * 4
+        while True:
+            row = await self.store.read_row("retrieval/search", oversample=oversample, **params)
+            candidates, scores = from_statement(row["candidates"])
+            found = len(scores.get(Channel.VECTOR, {}))
+            if (Channel.VECTOR not in options.channels or found >= options.seed_k
+                    or row["vector_seen"] < oversample or oversample >= MAX_OVERSAMPLE):
+                return candidates, scores
+            oversample = min(oversample * 4, MAX_OVERSAMPLE)
 
     @staticmethod
     def _filters(options: SearchOptions, now: Any) -> dict[str, Any]:
@@ -173,21 +216,24 @@ class RetrievalService:
         for hop in range(1, options.hops + 1):
             # A hop goes from memories to memories: through a direct edge, or through one entity or turn that
             # both are linked to (memory -ABOUT-> entity <-ABOUT- memory; memory -DERIVED_FROM-> turn <- ...).
-            received = await self._step(frontier, keys, degree, state, config, hop, filters)
+            received = await self._step(frontier, keys, degree, state, config, hop, filters,
+                                        limit=FRONTIER_LIMIT, fanout=FANOUT)
             via = {k: a for k, a in received.items() if k not in keys}
             if via:
-                for k, a in (await self._step(via, keys, degree, state, config, hop, filters)).items():
+                for k, a in (await self._step(via, keys, degree, state, config, hop, filters,
+                                              limit=VIA_LIMIT, fanout=VIA_FANOUT)).items():
                     received[k] = received.get(k, 0.0) + a
             frontier = {k: a for k, a in received.items() if k in keys}
         return state, keys
 
     async def _step(self, frontier: dict[str, float], keys: dict[str, str], degree: dict[str, int],
                     state: dict[str, Activation], config: ExpansionConfig, hop: int,
-                    filters: dict[str, Any]) -> dict[str, float]:
-        """One walk step from the strongest frontier nodes; records memory keys and degrees as it goes."""
-        top = dict(sorted(frontier.items(), key=lambda kv: -kv[1])[:FRONTIER_LIMIT])
+                    filters: dict[str, Any], *, limit: int, fanout: int) -> dict[str, float]:
+        """One walk step from the ``limit`` strongest frontier nodes, ``fanout`` edges each; records memory keys
+        and degrees as it goes."""
+        top = dict(sorted(frontier.items(), key=lambda kv: (-kv[1], kv[0]))[:limit])
         (row,) = await self.store.read("retrieval/expand_hop", frontier=list(top), types=EXPAND_TYPES,
-                                       fanout=FANOUT, **filters)
+                                       type_weights=dict(config.type_weights), fanout=fanout, **filters)
         edges = []
         for node in row["nodes"]:
             here, here_id = node["key"], node["id"]
@@ -202,55 +248,43 @@ class RetrievalService:
         return spread_hop(state, top, edges, degree, config, hop)
 
     async def _candidates(self, seeds: dict[str, float], state: dict[str, Activation], keys: dict[str, str],
-                          options: SearchOptions, qvec: list[float]) -> dict[str, tuple[dict[str, Any], float]]:
+                          options: SearchOptions, qvec: list[float], vector: dict[str, float]) -> dict[str, Candidate]:
         """Seeds and the most activated expanded memories, with their cosine similarity to the query."""
         expanded = sorted(((a.value, keys[k]) for k, a in state.items() if k in keys and keys[k] not in seeds),
                           reverse=True)[: options.expand_limit]
         ids = list(seeds) + [i for _, i in expanded]
         (row,) = await self.store.read("retrieval/candidates", ids=ids, embedding=qvec)
-        return {r["memory"]["id"]: (candidate_map(r["memory"]),
-                                    2.0 * r["score"] - 1.0 if r["score"] is not None else 0.0)
-                for r in row["candidates"]}
+        return from_steps(row["candidates"], seeds, state, keys, vector)
 
-    async def _rank(self, query: str, candidates: dict[str, tuple[dict[str, Any], float]],
-                    channel_scores: dict[Channel, dict[str, float]], seeds: dict[str, float],
-                    state: dict[str, Activation], keys: dict[str, str], options: SearchOptions,
-                    now: Any) -> tuple[list[SearchResult], RerankMode, str | None]:
+    async def _rank(self, query: str, candidates: dict[str, Candidate], channel_scores: ChannelScores,
+                    options: SearchOptions, now: Any) -> tuple[list[SearchResult], RerankMode, str | None]:
         """The candidates in score order: the first ``k`` (``LLM_CANDIDATES`` at least for an LLM rerank)."""
-        by_id = {mid: state[k] for k, mid in keys.items() if k in state}
-        ids = list(candidates)
-        if not ids:
+        if not candidates:
             return [], options.rerank, None
-        cos = {i: candidates[i][1] for i in ids}
         scored = []
-        for i in ids:  # scores of every candidate; the result objects only for those that can be returned
-            created_at, access_count, confidence = scoring_fields(candidates[i][0], now)
-            act = by_id.get(i)
-            fused = seeds.get(i, 0.0)
-            received = (act.value - fused) if act else 0.0
-            inherited = self._inherited(act, cos, keys) if act and act.path else 0.0
-            similarity = max(cos[i], inherited)
+        for i, c in candidates.items():  # scores of every candidate; result objects only for those returned
+            created_at, access_count, confidence = scoring_fields(c.data, now)
+            inherited = self._inherited(c, candidates) if c.path else 0.0
+            similarity = max(c.cosine, inherited)
             formula, rec, freq = formula_score(similarity, created_at, access_count, confidence, options.as_of or now,
                                                self.weights)
-            base = fused + received if options.rerank is RerankMode.NONE else formula
-            scored.append((round(base, 6), i, fused, received, similarity, formula, rec, freq))
+            base = c.fused + c.received if options.rerank is RerankMode.NONE else formula
+            scored.append((round(base, 6), i, similarity, formula, rec, freq))
         scored.sort(key=lambda x: (-x[0], x[1]))
         need = max(options.k, LLM_CANDIDATES) if options.rerank is RerankMode.LLM else options.k
         ranks = {c: {i: r for r, i in enumerate(sorted(s, key=lambda x: -s[x]), 1)} for c, s in channel_scores.items()}
         ordered = []
-        for score, i, fused, received, similarity, formula, rec, freq in scored[:need]:
-            memory = memory_from_map(candidates[i][0])
-            act = by_id.get(i)
+        for score, i, similarity, formula, rec, freq in scored[:need]:
+            c = candidates[i]
+            memory = memory_from_map(c.data)
             parts = ScoreParts(
-                channels={c.value: round(s[i], 6) for c, s in channel_scores.items() if i in s},
-                ranks={c.value: r[i] for c, r in ranks.items() if i in r},
-                fused=round(fused, 6), expansion=round(received, 6), similarity=round(similarity, 6),
+                channels={ch.value: round(s[i], 6) for ch, s in channel_scores.items() if i in s},
+                ranks={ch.value: r[i] for ch, r in ranks.items() if i in r},
+                fused=round(c.fused, 6), expansion=round(c.received, 6), similarity=round(similarity, 6),
                 recency=round(rec, 6), frequency=round(freq, 6), confidence=memory.confidence,
                 rerank=round(formula, 6) if options.rerank is not RerankMode.NONE else None,
             )
-            ordered.append(SearchResult(memory=memory, score=score, parts=parts,
-                                        path=path_steps(act.path) if act and i not in seeds else (),
-                                        seed_id=keys.get(act.seed) if act and act.seed and i not in seeds else None))
+            ordered.append(SearchResult(memory=memory, score=score, parts=parts, path=c.path, seed_id=c.seed_id))
         if options.rerank is not RerankMode.LLM:
             return ordered, options.rerank, None
         if self.reranker is None:
@@ -266,11 +300,11 @@ class RetrievalService:
         reranked.sort(key=lambda r: (-r.score, -(r.parts.similarity), r.memory.id))
         return reranked + ordered[LLM_CANDIDATES:], RerankMode.LLM, None
 
-    def _inherited(self, act: Activation, cos: dict[str, float], keys: dict[str, str]) -> float:
+    def _inherited(self, candidate: Candidate, candidates: dict[str, Candidate]) -> float:
         """Relevance passed down the path: the seed's cosine times each edge's type and edge weight."""
-        seed_id = keys.get(act.seed or "")
-        value = cos.get(seed_id or "", 0.0)
-        for step in act.path:
+        seed = candidates.get(candidate.seed_id or "")
+        value = seed.cosine if seed is not None else 0.0
+        for step in candidate.path:
             value *= self.expansion.type_weights.get(step.type, 0.0) * step.weight
         return max(value, 0.0) if math.isfinite(value) else 0.0
 
@@ -281,10 +315,3 @@ def scoring_fields(data: dict[str, Any], now: datetime) -> tuple[datetime, int, 
     created = data.get("created_at")
     return (datetime.fromisoformat(created) if created else now, int(data.get("access_count", _ACCESS_COUNT)),
             float(data.get("confidence", _CONFIDENCE)))
-
-
-def candidate_map(data: dict[str, Any]) -> dict[str, Any]:
-    """A ``retrieval/candidates`` memory map for ``memory_from_map``: its properties are named in the statement,
-    so one a node lacks comes back as null; dropped, as ``m {.*}`` would not have had it (the model's default
-    applies)."""
-    return {k: v for k, v in data.items() if v is not None}

@@ -10,10 +10,11 @@ import pytest
 
 from graphmem.models import Memory, MemoryKind
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache
+from graphmem.retrieval.candidates import memory_data as candidate_map
 from graphmem.retrieval.expansion import Edge, ExpansionConfig, path_steps, spread
 from graphmem.retrieval.formula import FormulaWeights, formula_score, frequency, recency
 from graphmem.retrieval.fusion import fuse, rrf, weighted
-from graphmem.retrieval.service import candidate_map, scoring_fields
+from graphmem.retrieval.service import scoring_fields
 from graphmem.retrieval.types import Channel, Fusion
 from graphmem.store.cypher import CypherLoader
 from graphmem.store.records import memory_from_map
@@ -114,11 +115,12 @@ def test_cache_ttl_and_size() -> None:
     assert cache.get((2,), ["n"]) == 2
 
 
-def test_candidates_projection_names_every_memory_field() -> None:
-    projection = CypherLoader()("retrieval/candidates")
+@pytest.mark.parametrize("name", ["retrieval/candidates", "retrieval/search"])
+def test_candidates_projection_names_every_memory_field(name: str) -> None:
+    projection = CypherLoader()(name)
     named = set(re.findall(r"\.(\w+)", projection)) | set(re.findall(r"(\w+): toString", projection))
     stored = {"metadata_json" if f == "metadata" else f for f in Memory.model_fields}
-    assert stored - named == set(), "a Memory field missing from cypher/retrieval/candidates.cypher"
+    assert stored - named == set(), f"a Memory field missing from cypher/{name}.cypher"
 
 
 def test_candidate_maps_read_iso_datetimes_and_treat_null_as_absent() -> None:

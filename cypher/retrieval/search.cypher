@@ -1,0 +1,204 @@
+// A whole search in ONE statement (hops 0 or 1): the seeds of every channel asked, fused; one hop of spreading
+// activation, over a direct edge or through one entity or turn; the candidates with their cosine to the query.
+// It computes what graphmem.retrieval.fusion.fuse and expansion.spread_hop compute over the rows of the
+// stepwise statements (seed_*, expand_hop, candidates); tests/integration/test_search_statement.py checks that
+// both give the same candidates, activations and paths. Why one statement: the stepwise path made 7 round
+// trips and the client's cost per round trip and per value read dominated the latency.
+// Parameters:
+//   $channels (list of channel names), $channel_weights (map channel -> weight), $fusion ('rrf'|'weighted'),
+//   $rrf_k, $seed_k; $vector_index, $embedding, $oversample; $fulltext_index, $fulltext_query (escaped, or null),
+//   $fulltext_limit;
+//   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $types, $type_weights (map type -> weight),
+//   $decay, $beta, $expand_limit; and the common filters $namespaces, $statuses, $kinds (list or null), $now,
+//   $as_of, $after, $before (datetimes or null).
+// Returns ONE row: vector_seen (rows the vector index gave before filtering), candidates: a list of maps
+// {memory (as in retrieval/candidates), score (cosine as (1 + cos) / 2, or null; a vector seed's is the index's),
+// hits (per channel {channel, score, rank}), fused (the seed's fused activation, the best seed 1.0; 0 when not a
+// seed), received (activation that came over edges), path (the strongest way in: maps {source_id, target_id,
+// type, weight}), seed_id}.
+// Ties: seeds of equal score by id; the frontiers are the strongest nodes, ties by element id; a node walks its strongest edges (type
+// weight * edge weight), ties by element id; expanded memories by activation, ties by id.
+CALL () {
+  WITH 1 AS go WHERE 'vector' IN $channels
+  CALL db.index.vector.queryNodes($vector_index, $oversample, $embedding) YIELD node AS m, score
+  WITH m, score ORDER BY score DESC, m.id
+  WITH count(*) AS seen, collect(CASE WHEN m.namespace IN $namespaces AND m.status IN $statuses
+      AND ($kinds IS NULL OR m.kind IN $kinds)
+      AND (m.expires_at IS NULL OR m.expires_at > $now)
+      AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
+                              AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
+      AND ($after IS NULL OR m.created_at >= $after)
+      AND ($before IS NULL OR m.created_at < $before) THEN {node: m, score: toFloat(score)} END) AS kept
+  RETURN seen AS vector_seen, kept[..$seed_k] AS vector
+}
+CALL () {
+  WITH 1 AS go WHERE 'fulltext' IN $channels AND $fulltext_query IS NOT NULL
+  CALL db.index.fulltext.queryNodes($fulltext_index, $fulltext_query, {limit: $fulltext_limit}) YIELD node AS m, score
+  WITH m, score WHERE m.namespace IN $namespaces AND m.status IN $statuses
+    AND ($kinds IS NULL OR m.kind IN $kinds)
+    AND (m.expires_at IS NULL OR m.expires_at > $now)
+    AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
+                            AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
+    AND ($after IS NULL OR m.created_at >= $after)
+    AND ($before IS NULL OR m.created_at < $before)
+  WITH m, score ORDER BY score DESC, m.id LIMIT $seed_k
+  RETURN collect({node: m, score: toFloat(score)}) AS fulltext
+}
+// Recency and popularity: as retrieval/seed_recency and seed_popularity (an index read in order per namespace).
+CALL () {
+  UNWIND CASE WHEN 'recency' IN $channels THEN $namespaces ELSE [] END AS ns
+  CALL (ns) {
+    MATCH (m:Memory) USING INDEX m:Memory(namespace, created_at)
+    WHERE m.namespace = ns AND m.created_at IS NOT NULL AND m.status IN $statuses
+      AND ($kinds IS NULL OR m.kind IN $kinds)
+      AND coalesce(m.expires_at > $now, true)
+      AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
+                              AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
+      AND ($after IS NULL OR m.created_at >= $after)
+      AND ($before IS NULL OR m.created_at < $before)
+    RETURN m
+    ORDER BY m.namespace DESC, m.created_at DESC
+    LIMIT $seed_k
+  }
+  WITH m ORDER BY m.created_at DESC LIMIT $seed_k
+  RETURN collect({node: m, score: toFloat(m.created_at.epochSeconds)}) AS recency
+}
+CALL () {
+  UNWIND CASE WHEN 'popularity' IN $channels THEN $namespaces ELSE [] END AS ns
+  CALL (ns) {
+    MATCH (m:Memory) USING INDEX m:Memory(namespace, access_count)
+    WHERE m.namespace = ns AND m.status IN $statuses AND m.access_count > 0
+      AND ($kinds IS NULL OR m.kind IN $kinds)
+      AND coalesce(m.expires_at > $now, true)
+      AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
+                              AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
+      AND ($after IS NULL OR m.created_at >= $after)
+      AND ($before IS NULL OR m.created_at < $before)
+    RETURN m
+    ORDER BY m.namespace DESC, m.access_count DESC, m.last_accessed_at DESC
+    LIMIT $seed_k
+  }
+  WITH m ORDER BY m.access_count DESC, m.last_accessed_at DESC LIMIT $seed_k
+  RETURN collect({node: m, score: toFloat(m.access_count)}) AS popularity
+}
+// Fusion (fusion.fuse): rrf sums weight / (rrf_k + rank); weighted sums weight * min-max normalised score.
+CALL (vector, fulltext, recency, popularity) {
+  UNWIND [['vector', vector], ['fulltext', fulltext], ['recency', recency], ['popularity', popularity]] AS list
+  WITH list[0] AS channel, list[1] AS items
+  WITH channel, items, toFloat(coalesce($channel_weights[channel], 1.0)) AS w,
+       reduce(lo = null, it IN items | CASE WHEN lo IS NULL OR it.score < lo THEN it.score ELSE lo END) AS lo,
+       reduce(hi = null, it IN items | CASE WHEN hi IS NULL OR it.score > hi THEN it.score ELSE hi END) AS hi
+  UNWIND range(0, size(items) - 1) AS i
+  WITH items[i].node AS m, channel, items[i].score AS score, i + 1 AS rank, w, lo, hi
+  WITH m, collect({channel: channel, score: score, rank: rank}) AS hits,
+       sum(CASE $fusion WHEN 'rrf' THEN w / ($rrf_k + rank)
+           ELSE w * CASE WHEN hi = lo THEN 1.0 ELSE (score - lo) / (hi - lo) END END) AS fused
+  WITH collect({node: m, hits: hits, fused: fused}) AS seeds, max(fused) AS top
+  RETURN [s IN seeds | {node: s.node, hits: s.hits, a: CASE WHEN top > 0 THEN s.fused / top ELSE s.fused END}]
+         AS seeds
+}
+// Hop, step 1 (expansion.spread_hop): the strongest seeds walk their $fanout strongest edges each; every distinct
+// edge passes activation from each of its ends that is in the frontier to the other:
+// a(u) * type weight * edge weight * decay / degree(u) ^ beta. Per node reached: the sum, and the strongest pass
+// [passed, from, edge] (its path is built only for the candidates, at the end).
+CALL (seeds) {
+  UNWIND seeds AS s
+  WITH s WHERE $hops > 0
+  WITH s.node AS n, s.a AS act ORDER BY act DESC, elementId(n) LIMIT $frontier_limit
+  WITH collect({node: n, act: act, deg: COUNT { (n)--() }}) AS frontier
+  CALL (frontier) {
+    UNWIND frontier AS f
+    WITH f.node AS u
+    CALL (u) {
+      MATCH (u)-[r]-(m)
+      WHERE type(r) IN $types AND m.namespace IN $namespaces
+        AND (m:Entity OR m:Turn OR (m:Memory AND m.status IN $statuses
+          AND ($kinds IS NULL OR m.kind IN $kinds)
+          AND (m.expires_at IS NULL OR m.expires_at > $now)
+          AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
+                                  AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
+          AND ($after IS NULL OR m.created_at >= $after)
+          AND ($before IS NULL OR m.created_at < $before)))
+      RETURN r
+      ORDER BY coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0) DESC, elementId(r)
+      LIMIT $fanout
+    }
+    RETURN collect(DISTINCT r) AS rels
+  }
+  UNWIND rels AS r
+  WITH frontier, r, startNode(r) AS s, endNode(r) AS t
+  UNWIND [[s, t], [t, s]] AS uv
+  WITH r, uv[1] AS v, [f IN frontier WHERE f.node = uv[0]] AS from
+  WHERE size(from) > 0
+  WITH r, v, from[0] AS f
+  WITH v, f.node AS u, r,
+       f.act * toFloat(coalesce($type_weights[type(r)], 0.0)) * toFloat(coalesce(r.weight, 1.0)) * $decay
+         / (CASE WHEN f.deg < 1 THEN 1 ELSE f.deg END) ^ $beta AS passed
+  WHERE passed > 0
+  WITH v, u, r, passed ORDER BY passed DESC
+  WITH v, sum(passed) AS received, collect([passed, u, r])[0] AS best
+  RETURN collect({node: v, received: received, passed: best[0], seed: best[1], rels: [best[2]], order: 1}) AS hop1
+}
+// Hop, step 2: the $via_limit strongest entities and turns reached walk their $via_fanout strongest edges and pass
+// on to the memories there (seed -ABOUT-> entity <-ABOUT- memory). Only they walk in this step, and only the
+// memories at the other end count, so each walked edge passes once, from the walker.
+CALL (hop1) {
+  UNWIND hop1 AS h
+  WITH h WHERE NOT h.node:Memory
+  WITH h ORDER BY h.received DESC, elementId(h.node) LIMIT $via_limit
+  WITH h, h.node AS u
+  WITH h, u, COUNT { (u)--() } AS deg
+  CALL (u) {
+    MATCH (u)-[r]-(m)
+    WHERE type(r) IN $types AND m.namespace IN $namespaces
+      AND (m:Entity OR m:Turn OR (m:Memory AND m.status IN $statuses
+        AND ($kinds IS NULL OR m.kind IN $kinds)
+        AND (m.expires_at IS NULL OR m.expires_at > $now)
+        AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
+                                AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
+        AND ($after IS NULL OR m.created_at >= $after)
+        AND ($before IS NULL OR m.created_at < $before)))
+    RETURN r, m
+    ORDER BY coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0) DESC, elementId(r)
+    LIMIT $via_fanout
+  }
+  WITH h, deg, r, m WHERE m:Memory
+  WITH m, h, r, h.received * toFloat(coalesce($type_weights[type(r)], 0.0)) * toFloat(coalesce(r.weight, 1.0))
+         * $decay / (CASE WHEN deg < 1 THEN 1 ELSE deg END) ^ $beta AS passed
+  WHERE passed > 0
+  WITH m, h, r, passed ORDER BY passed DESC
+  WITH m, sum(passed) AS received, collect([passed, h, r])[0] AS best
+  RETURN collect({node: m, received: received, passed: best[0], seed: best[1].seed, rels: best[1].rels + [best[2]],
+                  order: 2}) AS hop2
+}
+// Per memory: its fused seed activation, what it received in both steps, and its strongest way in (step 1
+// wins a tie). Candidates: every seed, and the $expand_limit most activated other memories.
+CALL (seeds, hop1, hop2) {
+  UNWIND seeds + [h IN hop1 WHERE h.node:Memory] + hop2 AS e
+  WITH e ORDER BY coalesce(e.passed, 0.0) DESC, coalesce(e.order, 0)
+  WITH e.node AS m, sum(coalesce(e.a, 0.0)) AS fused, sum(coalesce(e.received, 0.0)) AS received,
+       collect(e.hits)[0] AS hits, collect(e)[0] AS way
+  WITH collect({m: m, fused: fused, received: received, hits: hits,
+                way: CASE WHEN hits IS NULL THEN way END}) AS all
+  WITH [x IN all WHERE x.hits IS NOT NULL] AS seeded, [x IN all WHERE x.hits IS NULL] AS reached
+  UNWIND (reached + [null]) AS x
+  WITH seeded, x ORDER BY x.received DESC, x.m.id DESC
+  WITH seeded, [y IN collect(x) WHERE y IS NOT NULL][..$expand_limit] AS expanded
+  RETURN seeded + expanded AS picked
+}
+RETURN vector_seen, [c IN picked | {
+  memory: {id: c.m.id, namespace: c.m.namespace, kind: c.m.kind, content: c.m.content,
+           confidence: c.m.confidence, importance: c.m.importance, access_count: c.m.access_count,
+           status: c.m.status, tags: c.m.tags, source: c.m.source, sources: c.m.sources,
+           reinforced_count: c.m.reinforced_count, content_hash: c.m.content_hash, signature: c.m.signature,
+           metadata_json: c.m.metadata_json, last_accessed_at: toString(c.m.last_accessed_at),
+           created_at: toString(c.m.created_at), updated_at: toString(c.m.updated_at),
+           valid_from: toString(c.m.valid_from), valid_until: toString(c.m.valid_until),
+           expires_at: toString(c.m.expires_at)},
+  score: coalesce([h IN c.hits WHERE h.channel = 'vector'][0].score,
+                  CASE WHEN c.m.embedding IS NULL THEN null ELSE vector.similarity.cosine(c.m.embedding, $embedding) END),
+  hits: coalesce(c.hits, []), fused: c.fused, received: c.received, seed_id: c.way.seed.id,
+  path: [r IN coalesce(c.way.rels, []) | {source_id: coalesce(startNode(r).id, startNode(r).name, elementId(startNode(r))),
+                                          target_id: coalesce(endNode(r).id, endNode(r).name, elementId(endNode(r))),
+                                          type: type(r), weight: toFloat(coalesce(r.weight, 1.0))}]
+}] AS candidates
