@@ -52,32 +52,24 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import cProfile
 import hashlib
-import io
 import json
 import os
 import platform
-import pstats
-import random
 import shlex
 import signal
-import statistics
-import string
 import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from benchmarks.graphiti_peer.make_facts import FIRST, LAST, PERSON_RELATIONS, RELATIONS, make_facts
 from benchmarks.ingest import (
     _exit_on_signal,
     jvm_peak_rss_mib,
@@ -86,633 +78,47 @@ from benchmarks.ingest import (
     portable,
     throwaway_neo4j,
 )
+from benchmarks.search_data import (
+    Fact,
+    Query,
+    build_dataset,
+    delete_where,
+    embed_real,
+    embedding_rate,
+    load,
+    load_facts,
+    loadavg,
+    log,
+    make_queries,
+    more_facts,
+    size_label,
+)
+from benchmarks.search_timing import (
+    DEFAULT_MODE,
+    MODES,
+    STAGES,
+    TimedStore,
+    idle_cpu,
+    measure,
+    profile,
+    python_profile,
+    settle,
+    thread_check,
+)
 from graphmem.config import Settings
-from graphmem.embed import Embedder, embedding_dimension, make_embedder
-from graphmem.models import Memory, MemoryKind, RelationType
+from graphmem.embed import embedding_dimension, make_embedder
 from graphmem.neo4j_local import LocalNeo4j
-from graphmem.retrieval import Channel, RerankMode, RetrievalService, SearchOptions
-from graphmem.service.planning import content_hash
-from graphmem.store import Step, Store, migrate
-from graphmem.store.store import Row
+from graphmem.store import Store, migrate
 
 if TYPE_CHECKING:
-    import neo4j
+    pass
 
 GOAL_P95_MS = 40.0
 """p95 of a search at 100k memories, without an LLM, that the issue asks for."""
 GOAL_SPEEDUP = 20.0
 """How many times faster than graphiti-core the issue asks graphmem to be."""
-SOURCE = "benchmarks.search"
-STAGES = ("embed", "graph", "seeds", "expand", "rerank", "total")
-"""graph: the one statement of a search of at most one hop; seeds and expand: the stepwise path's stages."""
 HERE = Path(__file__).resolve().parent
 GRAPHITI_SCRIPT = HERE / "graphiti_peer" / "load_and_search.py"
-
-
-# --- small helpers ---------------------------------------------------------------------------------------
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    k = (len(ordered) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
-
-
-def summary_ms(values_ms: Sequence[float]) -> dict[str, float]:
-    if not values_ms:
-        return {}
-    return {"p50_ms": round(percentile(values_ms, 0.5), 3), "p95_ms": round(percentile(values_ms, 0.95), 3),
-            "mean_ms": round(statistics.fmean(values_ms), 3), "min_ms": round(min(values_ms), 3),
-            "max_ms": round(max(values_ms), 3), "n": len(values_ms)}
-
-
-def loadavg() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
-
-
-def size_label(n: int) -> str:
-    return f"{n // 1000}k" if n % 1000 == 0 else str(n)
-
-
-def log(message: str) -> None:
-    print(f"[{datetime.now().strftime('%H:%M:%S')}] {message}", flush=True)
-
-
-# --- the data --------------------------------------------------------------------------------------------
-
-PERSON_RELATION_NAMES = frozenset(rel for rel, _ in PERSON_RELATIONS)
-
-# Questions about the subject of a fact, held apart from make_facts' sentence templates: other words, question
-# form, sometimes naming the other person. A question asked of a person names one fact as the one expected.
-SUBJECT_QUESTIONS: dict[str, tuple[str, ...]] = {
-    "ATTENDED": ("What events has {s} been to lately?", "Which classes or gatherings did {s} go to?"),
-    "LIVES_IN": ("Where does {s} live?", "Which city is {s}'s home?", "What town is {s} based in these days?"),
-    "WORKS_AT": ("Where is {s} employed?", "What kind of place does {s} work for?"),
-    "OWNS": ("What does {s} own?", "Which belongings of {s} do we know about?"),
-    "LIKES": ("What does {s} enjoy doing?", "What are {s}'s hobbies and interests?"),
-    "STUDIED": ("What did {s} major in?", "Which subject did {s} learn at university?"),
-    "VISITED": ("Where has {s} travelled?", "Which places has {s} been to on trips?"),
-    "PLAYS": ("What instrument or sport does {s} play?", "Which game does {s} practise?"),
-    "ADOPTED": ("Which animal did {s} adopt?", "Did {s} take in a rescue pet?"),
-    "VOLUNTEERS_AT": ("Where does {s} do volunteer work?", "Which charity does {s} help out at?"),
-    "FRIEND_OF": ("Who are {s}'s close friends?", "Is {s} friends with {t}?"),
-    "MENTORS": ("Who is {s} mentoring?", "Whom does {s} coach at work?"),
-    "MARRIED_TO": ("Who is {s}'s spouse?", "Who did {s} marry?"),
-    "SIBLING_OF": ("Who are {s}'s brothers and sisters?", "Is {t} family of {s}?"),
-    "COLLEAGUE_OF": ("Who are {s}'s coworkers?", "Does {s} work together with {t}?"),
-}
-# Questions about the object: many facts answer them, so none is named as expected.
-OBJECT_QUESTIONS: dict[str, tuple[str, ...]] = {
-    "LIVES_IN": ("Who lives in {t}?", "Which of our people are based in {t}?"),
-    "WORKS_AT": ("Who has a job at {t}?",),
-    "OWNS": ("Who has {t}?",),
-    "LIKES": ("Who is into {t}?",),
-    "STUDIED": ("Who has a degree in {t}?",),
-    "VISITED": ("Who has been to {t}?",),
-    "PLAYS": ("Who plays {t}?",),
-    "VOLUNTEERS_AT": ("Who helps out at {t}?",),
-}
-OBJECT_SHARE = 0.15
-
-
-@dataclass(frozen=True)
-class Fact:
-    source: str
-    relation: str
-    target: str
-    text: str
-
-    @property
-    def entities(self) -> tuple[str, ...]:
-        return (self.source, self.target)
-
-
-@dataclass(frozen=True)
-class Query:
-    text: str
-    fact: str | None  # the fact expected in the top k, when the question names one
-
-
-def load_facts(n: int, seed: int) -> list[Fact]:
-    return [Fact(f["source"], f["relation"], f["target"], f["fact"]) for f in make_facts(n, seed)]
-
-
-def more_facts(n: int, seed: int) -> list[Fact]:
-    """``n`` more facts in make_facts' vocabulary, about other people: their names carry a middle initial, so
-    no name and no fact repeats a ``make_facts`` one. About 20 facts a person, as there."""
-    rng = random.Random(seed)
-    names = [f"{first} {initial}. {last}" for first in FIRST for initial in string.ascii_uppercase for last in LAST]
-    rng.shuffle(names)
-    people = names[: max(20, n // 20)]
-    seen: set[tuple[str, str, str]] = set()
-    out: list[Fact] = []
-    while len(out) < n:
-        s = rng.choice(people)
-        if rng.random() < 0.2:
-            rel, template = rng.choice(PERSON_RELATIONS)
-            t = rng.choice(people)
-            if t == s:
-                continue
-        else:
-            rel, template, pool = rng.choice(RELATIONS)
-            t = rng.choice(pool)
-        if (s, rel, t) in seen:
-            continue
-        seen.add((s, rel, t))
-        text = template.format(s=s, t=t)
-        out.append(Fact(s, rel, t, text[0].upper() + text[1:]))
-    return out
-
-
-def make_queries(facts: Sequence[Fact], count: int, seed: int) -> list[Query]:
-    """``count`` distinct questions about ``facts``."""
-    rng = random.Random(seed)
-    seen: set[str] = set()
-    out: list[Query] = []
-    attempts = 0
-    while len(out) < count:
-        attempts += 1
-        if attempts > 100 * count:
-            raise ValueError(f"could not write {count} distinct questions from {len(facts)} facts")
-        fact = rng.choice(facts)
-        if fact.relation in OBJECT_QUESTIONS and rng.random() < OBJECT_SHARE:
-            text, expected = rng.choice(OBJECT_QUESTIONS[fact.relation]).format(t=fact.target), None
-        else:
-            text, expected = rng.choice(SUBJECT_QUESTIONS[fact.relation]).format(s=fact.source, t=fact.target), fact
-        if text in seen:
-            continue
-        seen.add(text)
-        out.append(Query(text, expected.text if expected else None))
-    return out
-
-
-@dataclass
-class Dataset:
-    """One namespace's memories: texts, vectors, entities, typed edges; the first ``real`` are real facts."""
-
-    size: int
-    namespace: str
-    texts: list[str]
-    vectors: np.ndarray
-    entities: list[tuple[str, ...]]
-    relations: list[tuple[int, int, str, float]] = field(default_factory=list)  # (source, target, type, weight)
-    real: int = 0
-
-    @property
-    def synthetic(self) -> int:
-        return self.size - self.real
-
-    def memory_id(self, i: int) -> str:
-        return f"{self.namespace}-{i:06d}"
-
-
-def combine(facts: Sequence[Fact], vectors: np.ndarray, count: int, seed: int) -> tuple[
-        list[str], np.ndarray, list[tuple[str, ...]]]:
-    """``count`` memories made of two facts about one person (or, when those run out, sharing their object):
-    text "A. B.", vector the normalised sum of the two real vectors."""
-    rng = random.Random(seed)
-    pairs: list[tuple[int, int]] = []
-    for key in ("source", "target"):
-        groups: dict[str, list[int]] = defaultdict(list)
-        for i, f in enumerate(facts):
-            groups[getattr(f, key)].append(i)
-        more = [(a, b) for ids in groups.values() for k, a in enumerate(ids) for b in ids[k + 1:]]
-        pairs += rng.sample(more, min(len(more), count - len(pairs)))
-        if len(pairs) == count:
-            break
-    else:
-        raise ValueError(f"{len(facts)} facts give only {len(pairs)} pairs that share an entity; {count} needed")
-    chosen = pairs
-    left = np.fromiter((a for a, _ in chosen), dtype=np.int64, count=count)
-    right = np.fromiter((b for _, b in chosen), dtype=np.int64, count=count)
-    summed = vectors[left] + vectors[right]
-    summed /= np.linalg.norm(summed, axis=1, keepdims=True)
-    texts = [f"{facts[a].text}. {facts[b].text}." for a, b in chosen]
-    entities = [tuple(dict.fromkeys((*facts[a].entities, *facts[b].entities))) for a, b in chosen]
-    return texts, summed.astype(np.float32), entities
-
-
-def make_relations(entities: Sequence[tuple[str, ...]], people: frozenset[str],
-                   seed: int) -> list[tuple[int, int, str, float]]:
-    """A few typed edges per memory: two RELATES_TO towards memories about the same person, and one more
-    through another of its entities (SUPPORTS when that entity is a person, else RELATES_TO)."""
-    rng = random.Random(seed)
-    about: dict[str, list[int]] = defaultdict(list)
-    for i, names in enumerate(entities):
-        for name in names:
-            about[name].append(i)
-    edges: dict[tuple[int, int, str], float] = {}
-
-    def pick(name: str, i: int) -> int | None:
-        pool = about[name]
-        for _ in range(4):
-            j = pool[rng.randrange(len(pool))]
-            if j != i:
-                return j
-        return None
-
-    for i, names in enumerate(entities):
-        for _ in range(2):
-            j = pick(names[0], i)
-            if j is not None:
-                edges.setdefault((i, j, RelationType.RELATES_TO.value), round(rng.uniform(0.4, 1.0), 3))
-        if len(names) > 1:
-            other = names[rng.randrange(1, len(names))]
-            j = pick(other, i)
-            kind = RelationType.SUPPORTS if other in people else RelationType.RELATES_TO
-            if j is not None:
-                edges.setdefault((i, j, kind.value), round(rng.uniform(0.4, 1.0), 3))
-    return [(i, j, t, w) for (i, j, t), w in edges.items()]
-
-
-def embed_real(embedder: Embedder, texts: Sequence[str], cache_dir: Path | None, batch: int = 256) -> tuple[
-        np.ndarray, float | None]:
-    """Vectors of ``texts`` (and the seconds it took; None when they came from ``cache_dir``)."""
-    digest = hashlib.sha256("\n".join([embedder.model_name, *texts]).encode()).hexdigest()
-    cache = cache_dir / f"embeddings-{digest[:20]}.npy" if cache_dir is not None else None
-    if cache is not None and cache.is_file():
-        log(f"embeddings of {len(texts)} texts loaded from {cache}")
-        return np.load(cache), None
-    out: list[np.ndarray] = []
-    started = time.perf_counter()
-    for k in range(0, len(texts), batch):
-        out.append(np.asarray(embedder.embed_documents(texts[k:k + batch]), dtype=np.float32))
-        done = k + len(out[-1])
-        if done % (batch * 8) == 0 or done == len(texts):
-            rate = done / (time.perf_counter() - started)
-            log(f"  embedded {done}/{len(texts)} ({rate:.0f} texts/s)")
-    vectors = np.concatenate(out)
-    seconds = time.perf_counter() - started
-    if cache is not None:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        np.save(cache, vectors)
-    return vectors, seconds
-
-
-def embedding_rate(embedder: Embedder, texts: Sequence[str]) -> float:
-    """Texts per second, measured on ``texts`` (a probe)."""
-    started = time.perf_counter()
-    embedder.embed_documents(list(texts))
-    return len(texts) / (time.perf_counter() - started)
-
-
-def build_dataset(size: int, namespace: str, facts: Sequence[Fact], vectors: np.ndarray, seed: int) -> Dataset:
-    people = frozenset(f.source for f in facts) | frozenset(
-        f.target for f in facts if f.relation in PERSON_RELATION_NAMES)
-    real = min(size, len(facts))
-    texts = [f.text for f in facts[:real]]
-    entities = [f.entities for f in facts[:real]]
-    vecs = vectors[:real]
-    if size > real:
-        more_texts, more_vectors, more_entities = combine(facts, vectors, size - real, seed + size)
-        texts += more_texts
-        entities += more_entities
-        vecs = np.concatenate([vecs, more_vectors])
-    dataset = Dataset(size, namespace, texts, vecs, entities, real=real)
-    dataset.relations = make_relations(entities, people, seed + 2 * size)
-    return dataset
-
-
-# --- the load --------------------------------------------------------------------------------------------
-
-
-def memory_rows(ds: Dataset, start: int, stop: int, now: datetime, rng: random.Random) -> tuple[
-        list[Row], list[Row]]:
-    """``memory/create`` and ``memory/link_entities`` rows for memories ``start..stop`` (what the service
-    would write for them: hash, provenance, validity), with a year of creation times and some access counts."""
-    created: list[Row] = []
-    links: list[Row] = []
-    for i in range(start, stop):
-        at = now - timedelta(seconds=rng.uniform(0, 365 * 86_400))
-        accessed = rng.random() < 0.2
-        memory = Memory(
-            id=ds.memory_id(i), namespace=ds.namespace, kind=MemoryKind.SEMANTIC, content=ds.texts[i],
-            confidence=round(rng.uniform(0.6, 1.0), 3), created_at=at, updated_at=at, valid_from=at,
-            access_count=rng.randint(1, 40) if accessed else 0,
-            last_accessed_at=at + (now - at) * rng.random() if accessed else None,
-            source=SOURCE, sources=(SOURCE,), content_hash=content_hash(ds.texts[i]),
-        )
-        created.append(memory.to_row(ds.vectors[i].tolist()))
-        links += [{"memory_id": memory.id, "namespace": ds.namespace, "name": name, "at": at}
-                  for name in ds.entities[i]]
-    return created, links
-
-
-async def load(store: Store, ds: Dataset, batch: int, relation_batch: int, seed: int) -> dict[str, Any]:
-    rng = random.Random(seed)
-    now = datetime.now(UTC)
-    started = time.perf_counter()
-    links = 0
-    for k in range(0, ds.size, batch):
-        created, entity_rows = memory_rows(ds, k, min(k + batch, ds.size), now, rng)
-        await store.write([Step("memory/create", {"rows": created}),
-                           Step("memory/link_entities", {"rows": entity_rows})])
-        links += len(entity_rows)
-        if (k // batch) % 10 == 9:
-            done = k + len(created)
-            log(f"  {done}/{ds.size} memories ({done / (time.perf_counter() - started):.0f}/s)")
-    memories_s = time.perf_counter() - started
-    t0 = time.perf_counter()
-    for k in range(0, len(ds.relations), relation_batch):
-        rows = [{"source_id": ds.memory_id(i), "target_id": ds.memory_id(j), "type": kind, "weight": weight,
-                 "confidence": 1.0, "source": SOURCE, "at": now}
-                for i, j, kind, weight in ds.relations[k:k + relation_batch]]
-        await store.write([Step("relation/relate", {"rows": rows, "namespace": ds.namespace})])
-    relations_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    await store.run_schema("admin/await_indexes", timeout_s=600)
-    await_s = time.perf_counter() - t0
-    counts = await raw(store, (
-        "MATCH (m:Memory {namespace: $ns}) WITH count(m) AS memories "
-        "MATCH (e:Entity {namespace: $ns}) RETURN memories, count(e) AS entities"), ns=ds.namespace)
-    return {
-        "memories": counts[0]["memories"], "entities": counts[0]["entities"], "about_links": links,
-        "relations": len(ds.relations), "batch": batch, "relation_batch": relation_batch,
-        "memories_and_entities_s": round(memories_s, 2), "relations_s": round(relations_s, 2),
-        "await_indexes_s": round(await_s, 2), "total_s": round(time.perf_counter() - started, 2),
-        "memories_per_s": round(ds.size / memories_s, 1),
-    }
-
-
-async def raw(store: Store, query: str, **params: Any) -> list[Row]:
-    """A benchmark-only statement (counts, cleanup), outside the project's cypher files."""
-    records, _, _ = await store.driver.execute_query(query, params, database_=store.database)
-    return [r.data() for r in records]
-
-
-async def delete_where(store: Store, prop: str, value: str) -> int:
-    """Delete every node whose ``prop`` is ``value`` (and its edges), 5,000 at a time (stays within the heap)."""
-    deleted = 0
-    while True:
-        rows = await raw(store, f"MATCH (n) WHERE n.{prop} = $v WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS c",
-                         v=value)
-        deleted += int(rows[0]["c"])
-        if not rows[0]["c"]:
-            return deleted
-
-
-# --- timing ----------------------------------------------------------------------------------------------
-
-
-class TimedStore(Store):
-    """A ``Store`` whose reads are timed per statement (client side: packing, network, server) and whose last
-    parameters per statement are kept (for PROFILE)."""
-
-    def __init__(self, driver: neo4j.AsyncDriver, settings: Settings) -> None:
-        super().__init__(driver, settings)
-        self.calls: list[tuple[str, float]] = []
-        self.last_params: dict[str, dict[str, Any]] = {}
-
-    async def read(self, name: str, /, **params: Any) -> list[Row]:
-        started = time.perf_counter()
-        try:
-            return await super().read(name, **params)
-        finally:
-            self.calls.append((name, (time.perf_counter() - started) * 1000))
-            self.last_params[name] = params
-
-    async def read_row(self, name: str, /, **params: Any) -> Row:
-        started = time.perf_counter()
-        try:
-            return await super().read_row(name, **params)
-        finally:
-            self.calls.append((name, (time.perf_counter() - started) * 1000))
-            self.last_params[name] = params
-
-    def take(self) -> list[tuple[str, float]]:
-        calls, self.calls = self.calls, []
-        return calls
-
-
-STEPWISE = "stepwise"
-"""A MODES entry with this key true runs on a RetrievalService(one_statement=False)."""
-MODES: dict[str, dict[str, Any]] = {
-    "vector-only": {"channels": (Channel.VECTOR,), "hops": 0, "rerank": RerankMode.NONE},
-    "fused": {"hops": 0},
-    "fused+expansion": {},  # the defaults: all channels, hops=1, rerank=FORMULA
-    # the same search statement by statement (7 round trips), as before the one-statement path: the ratio
-    "stepwise": {STEPWISE: True},
-    # what-if, for the findings: the default without the recency and popularity seed channels
-    "vec+text+expansion": {"channels": (Channel.VECTOR, Channel.FULLTEXT)},
-}
-DEFAULT_MODE = "fused+expansion"
-
-
-def mode_options(namespace: str, k: int, kw: dict[str, Any]) -> SearchOptions:
-    return SearchOptions(namespaces=(namespace,), k=k, **{key: v for key, v in kw.items() if key != STEPWISE})
-
-
-@dataclass
-class ModeRecord:
-    stages: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
-    e2e: list[float] = field(default_factory=list)
-    statements: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
-    round_trips: list[int] = field(default_factory=list)
-    cached: int = 0
-    hits: int = 0
-    expected: int = 0
-    results: list[int] = field(default_factory=list)
-    client_cpu: list[float] = field(default_factory=list)
-    server_cpu: list[float] = field(default_factory=list)
-
-    def report(self) -> dict[str, Any]:
-        return {
-            "stages": {s: summary_ms(self.stages[s]) for s in STAGES},
-            "client_e2e": summary_ms(self.e2e),
-            # CPU time per search, all threads: of this Python process (driver, pydantic, the embedding thread)
-            # and of the Neo4j JVM (from /proc, 10 ms ticks: only the mean means something)
-            "cpu_ms_mean": {"client_process": round(statistics.fmean(self.client_cpu), 2),
-                            "neo4j_jvm": round(statistics.fmean(self.server_cpu), 2) if self.server_cpu else None},
-            "statements": {name: summary_ms(v) for name, v in sorted(self.statements.items())},
-            "statement_round_trips_per_query": {"min": min(self.round_trips), "max": max(self.round_trips),
-                                                "mean": round(statistics.fmean(self.round_trips), 2)},
-            "responses_cached": self.cached,
-            "results_per_query_mean": round(statistics.fmean(self.results), 2),
-            "expected_fact_hit_rate": round(self.hits / self.expected, 4) if self.expected else None,
-            "expected_fact_queries": self.expected,
-        }
-
-
-def process_cpu_ms(pid: int | None) -> float | None:
-    """utime + stime of a process (the Neo4j JVM), in ms; None when it cannot be read."""
-    if pid is None:
-        return None
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
-
-
-async def settle(pid: int | None, quiet_ms_per_s: float = 150.0, patience_s: float = 600.0) -> dict[str, Any]:
-    """Wait until the JVM is quiet: after a bulk load Lucene merges the vector index's segments in the
-    background for minutes, a core's worth of CPU that would be measured as search latency."""
-    t0 = time.perf_counter()
-    readings: list[float] = []
-    while True:
-        idle = await idle_cpu(pid)
-        if idle is None:
-            return {"waited_s": 0.0, "readings_ms_per_s": []}
-        readings.append(idle)
-        if idle <= quiet_ms_per_s or time.perf_counter() - t0 > patience_s:
-            return {"waited_s": round(time.perf_counter() - t0, 1), "readings_ms_per_s": readings,
-                    "quiet": idle <= quiet_ms_per_s, "threshold_ms_per_s": quiet_ms_per_s}
-
-
-async def idle_cpu(pid: int | None, seconds: float = 5.0) -> float | None:
-    """CPU the JVM burns with no query running (background work), ms per second: the floor under cpu_ms_mean."""
-    before = process_cpu_ms(pid)
-    await asyncio.sleep(seconds)
-    after = process_cpu_ms(pid)
-    return round((after - before) / seconds, 1) if before is not None and after is not None else None
-
-
-async def measure(store: TimedStore, embedder: Embedder, settings: Settings, ds: Dataset,
-                  warmup: Sequence[Query], queries: Sequence[Query], k: int, jvm: int | None) -> dict[str, Any]:
-    """Every query through every mode (round-robin, the order rotating per query); warm-up first."""
-    services = {mode: RetrievalService(store, embedder, settings, one_statement=not kw.get(STEPWISE))
-                for mode, kw in MODES.items()}
-    options = {mode: mode_options(ds.namespace, k, kw) for mode, kw in MODES.items()}
-    records = {mode: ModeRecord() for mode in MODES}
-    names = list(MODES)
-    params: dict[str, dict[str, Any]] = {}
-    for query in warmup:
-        for mode in names:
-            await services[mode].search(query.text, options[mode])
-    store.take()
-    started = time.perf_counter()
-    for n, query in enumerate(queries):
-        order = names[n % len(names):] + names[:n % len(names)]
-        for mode in order:
-            server0, cpu0 = process_cpu_ms(jvm), time.process_time()
-            t0 = time.perf_counter()
-            response = await services[mode].search(query.text, options[mode])
-            e2e = (time.perf_counter() - t0) * 1000
-            cpu, server1 = (time.process_time() - cpu0) * 1000, process_cpu_ms(jvm)
-            rec = records[mode]
-            rec.e2e.append(e2e)
-            rec.client_cpu.append(cpu)
-            if server0 is not None and server1 is not None:
-                rec.server_cpu.append(server1 - server0)
-            for stage in STAGES:
-                if stage in response.timings_ms:
-                    rec.stages[stage].append(response.timings_ms[stage])
-            calls = store.take()
-            if mode == DEFAULT_MODE:  # the parameters of its statements, for PROFILE later
-                params = {name: dict(store.last_params[name]) for name, _ in calls}
-            rec.round_trips.append(len(calls))
-            for name, ms in calls:
-                rec.statements[name].append(ms)
-            rec.cached += int(response.cached)
-            rec.results.append(len(response.results))
-            if query.fact is not None:
-                rec.expected += 1
-                rec.hits += any(query.fact in r.memory.content for r in response.results)
-        if (n + 1) % 50 == 0:
-            log(f"  {n + 1}/{len(queries)} queries x {len(names)} modes "
-                f"({(time.perf_counter() - started) / (n + 1) * 1000:.0f} ms per query round)")
-    out = {mode: records[mode].report() for mode in MODES}
-    out["_profile_params"] = params  # popped by the caller
-    return out
-
-
-# --- PROFILE ---------------------------------------------------------------------------------------------
-
-
-def flatten_plan(plan: dict[str, Any], depth: int = 0) -> list[dict[str, Any]]:
-    args = plan.get("args", {})
-    row = {
-        "depth": depth, "operator": plan.get("operatorType"), "rows": plan.get("rows"),
-        "db_hits": plan.get("dbHits"), "time_ms": round(args["Time"] / 1e6, 3) if "Time" in args else None,
-        "page_cache_hits": plan.get("pageCacheHits"), "page_cache_misses": plan.get("pageCacheMisses"),
-        "details": str(args.get("Details", ""))[:300],
-    }
-    out = [row]
-    for child in plan.get("children", []):
-        out += flatten_plan(child, depth + 1)
-    return out
-
-
-async def profile(store: Store, name: str, params: dict[str, Any], runs: int = 3) -> dict[str, Any]:
-    """PROFILE one statement with real parameters; the last of ``runs`` runs is kept (plans and pages warm)."""
-    query = "PROFILE " + store.cypher(name)
-    walls: list[float] = []
-    summary: Any = None
-    for _ in range(runs):
-        async with store.driver.session(database=store.database) as session:
-            t0 = time.perf_counter()
-            result = await session.run(query, params)
-            summary = await result.consume()
-            walls.append((time.perf_counter() - t0) * 1000)
-    plan = summary.profile or {}
-    operators = flatten_plan(plan)
-    return {
-        "client_ms_per_run": [round(w, 2) for w in walls],
-        "server_ms": (summary.result_available_after or 0) + (summary.result_consumed_after or 0),
-        "total_db_hits": sum(o["db_hits"] or 0 for o in operators),
-        "rows": plan.get("rows"),
-        "operators": operators,
-    }
-
-
-def plan_text(operators: Sequence[dict[str, Any]]) -> str:
-    return "\n".join(
-        f"{'  ' * o['depth']}{o['operator']}  rows={o['rows']} dbHits={o['db_hits']}"
-        + (f" time={o['time_ms']}ms" if o["time_ms"] is not None else "")
-        + (f"  [{o['details'][:110]}]" if o["details"] else "")
-        for o in operators)
-
-
-async def python_profile(store: Store, embedder: Embedder, settings: Settings, ds: Dataset,
-                         queries: Sequence[Query], k: int) -> dict[str, Any]:
-    """Where the event-loop thread spends its time in default-mode searches (the embedding runs in a worker
-    thread, outside this profile; time waiting on Neo4j shows as the selector's poll)."""
-    service = RetrievalService(store, embedder, settings)
-    options = SearchOptions(namespaces=(ds.namespace,), k=k)
-    prof = cProfile.Profile()
-    cpu0, t0 = time.process_time(), time.perf_counter()
-    prof.enable()
-    for q in queries:
-        await service.search("tell me again: " + q.text, options)  # not the measured strings: no cache hit
-    prof.disable()
-    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    def top(sort: str, *restrictions: str | int) -> list[str]:
-        out = io.StringIO()
-        pstats.Stats(prof, stream=out).sort_stats(sort).print_stats(*restrictions)
-        return [ln.rstrip() for ln in out.getvalue().splitlines() if ln.strip()][:45]
-
-    return {"searches": len(queries), "wall_ms_per_search": round(wall * 1000 / len(queries), 1),
-            "process_cpu_ms_per_search": round(cpu * 1000 / len(queries), 1),
-            "top_by_tottime": top("tottime", 25), "graphmem_by_cumtime": top("cumulative", "graphmem", 25)}
-
-
-# --- query embedding and torch threads -------------------------------------------------------------------
-
-
-def thread_check(embedder: Embedder, queries: Sequence[Query], threads: Sequence[int]) -> dict[str, Any]:
-    import torch
-
-    before = torch.get_num_threads()
-    out: dict[str, Any] = {}
-    try:
-        for n in threads:
-            torch.set_num_threads(n)
-            embedder.embed_query("warm up " + queries[0].text)
-            times = []
-            for q in queries:
-                t0 = time.perf_counter()
-                embedder.embed_query(q.text)
-                times.append((time.perf_counter() - t0) * 1000)
-            out[f"{n}_threads"] = summary_ms(times)
-            log(f"  embed_query with {n} torch threads: p50 {out[f'{n}_threads']['p50_ms']:.1f} ms, "
-                f"p95 {out[f'{n}_threads']['p95_ms']:.1f} ms")
-    finally:
-        torch.set_num_threads(before)
-    out["loadavg"] = loadavg()
-    return out
 
 
 # --- graphiti --------------------------------------------------------------------------------------------
@@ -1123,3 +529,4 @@ def notes(report: dict[str, Any]) -> list[str]:
 
 if __name__ == "__main__":
     sys.exit(main())
+
