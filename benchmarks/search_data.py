@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from benchmarks.graphiti_peer.make_facts import FIRST, LAST, PERSON_RELATIONS, RELATIONS, make_facts
+from benchmarks.graphiti_peer.make_facts import FIRST, LAST, PERSON_RELATIONS, draw, make_facts
 from graphmem.embed import Embedder
 from graphmem.models import Memory, MemoryKind, RelationType
 from graphmem.service.planning import content_hash
@@ -128,24 +128,7 @@ def more_facts(n: int, seed: int) -> list[Fact]:
     names = [f"{first} {initial}. {last}" for first in FIRST for initial in string.ascii_uppercase for last in LAST]
     rng.shuffle(names)
     people = names[: max(20, n // 20)]
-    seen: set[tuple[str, str, str]] = set()
-    out: list[Fact] = []
-    while len(out) < n:
-        s = rng.choice(people)
-        if rng.random() < 0.2:
-            rel, template = rng.choice(PERSON_RELATIONS)
-            t = rng.choice(people)
-            if t == s:
-                continue
-        else:
-            rel, template, pool = rng.choice(RELATIONS)
-            t = rng.choice(pool)
-        if (s, rel, t) in seen:
-            continue
-        seen.add((s, rel, t))
-        text = template.format(s=s, t=t)
-        out.append(Fact(s, rel, t, text[0].upper() + text[1:]))
-    return out
+    return [Fact(*row) for row in draw(rng, people, n)]
 
 
 def make_queries(facts: Sequence[Fact], count: int, seed: int) -> list[Query]:

@@ -100,8 +100,13 @@ def make_facts(n: int, seed: int) -> list[dict[str, str]]:
     if people_count > len(names):
         names += [f"{name} {i}" for i in range(2, people_count // len(names) + 2) for name in names]
     people = names[:people_count]
+    return [{"source": s, "relation": rel, "target": t, "fact": fact} for s, rel, t, fact in draw(rng, people, n)]
+
+
+def draw(rng: random.Random, people: list[str], n: int) -> list[tuple[str, str, str, str]]:
+    """n distinct (subject, relation, object, sentence) facts about ``people``: a fifth between two people."""
     seen: set[tuple[str, str, str]] = set()
-    facts: list[dict[str, str]] = []
+    facts: list[tuple[str, str, str, str]] = []
     while len(facts) < n:
         s = rng.choice(people)
         if rng.random() < 0.2:
@@ -116,7 +121,7 @@ def make_facts(n: int, seed: int) -> list[dict[str, str]]:
             continue
         seen.add((s, rel, t))
         fact = template.format(s=s, t=t)
-        facts.append({"source": s, "relation": rel, "target": t, "fact": fact[0].upper() + fact[1:]})
+        facts.append((s, rel, t, fact[0].upper() + fact[1:]))
     return facts
 
 

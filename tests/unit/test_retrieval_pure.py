@@ -10,6 +10,7 @@ import pytest
 
 from graphmem.models import Memory, MemoryKind
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache
+from graphmem.retrieval.candidates import from_statement
 from graphmem.retrieval.candidates import memory_data as candidate_map
 from graphmem.retrieval.expansion import Edge, ExpansionConfig, path_steps, spread
 from graphmem.retrieval.formula import FormulaWeights, formula_score, frequency, recency
@@ -66,6 +67,34 @@ def test_edges_carry_activation_both_ways_and_hubs_are_damped() -> None:
     (step,) = path_steps(state["x"].path)
     assert (step.source_id, step.type, step.target_id, step.weight) == ("x", "RELATES_TO", "s", 1.0)
     assert path_steps([Edge("k1", "k2", "ABOUT", 1.0, "m1", None)])[0].target_id == "k2"  # no id: the key
+
+
+def test_an_edge_listed_by_both_its_ends_passes_once_each_way() -> None:
+    cfg = ExpansionConfig(hops=1, decay=1.0, degree_beta=0.0)
+    both = edge("s", "t", "RELATES_TO")
+    state = spread({"s": 1.0, "t": 0.5}, [[both, both]], {}, cfg)  # s and t both walked it
+    assert math.isclose(state["t"].value, 0.5 + 1.0 * 0.6)
+    assert math.isclose(state["s"].value, 1.0 + 0.5 * 0.6)
+
+
+def test_statement_rows_become_candidates_with_ranks_paths_and_cosines() -> None:
+    rows = [
+        {"memory": {"id": "a", "content": "x", "tags": None}, "score": 0.9, "fused": 1.0, "received": 0.1,
+         "hits": [{"channel": "fulltext", "score": 2.0, "rank": 2}, {"channel": "vector", "score": 0.9, "rank": 1}],
+         "path": [], "seed_id": None},
+        {"memory": {"id": "b", "content": "y"}, "score": None, "fused": 0.0, "received": 0.3, "hits": [],
+         "path": [{"source_id": "a", "target_id": "b", "type": "CAUSES", "weight": 0.5}], "seed_id": "a"},
+        {"memory": {"id": "c", "content": "z"}, "score": 0.5, "fused": 0.4, "received": 0.0,
+         "hits": [{"channel": "fulltext", "score": 3.0, "rank": 1}], "path": [], "seed_id": None},
+    ]
+    found, scores = from_statement(rows)
+    assert list(scores[F]) == ["c", "a"]  # in rank order, whatever the row order
+    assert scores[V] == {"a": 0.9}
+    assert found["a"].cosine == pytest.approx(0.8)  # (1 + cos) / 2 back to the cosine
+    assert found["b"].cosine == 0.0  # no embedding
+    assert "tags" not in found["a"].data  # null: absent, the model's default applies
+    assert [(p.source_id, p.type, p.target_id, p.weight) for p in found["b"].path] == [("a", "CAUSES", "b", 0.5)]
+    assert (found["b"].seed_id, found["b"].received, found["c"].fused) == ("a", 0.3, 0.4)
 
 
 def test_unknown_edge_types_and_zero_weights_carry_nothing() -> None:
