@@ -11,7 +11,7 @@
 //   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $types, $type_weights (map type -> weight),
 //   $decay, $beta, $expand_limit; and the common filters $namespaces, $statuses, $kinds (list or null), $now,
 //   $as_of, $after, $before (datetimes or null).
-// Returns ONE row: vector_seen (rows the vector index gave before filtering), candidates: a list of maps
+// Returns ONE row: vector_seen and fulltext_seen (rows each index gave before filtering), candidates: a list of maps
 // {memory (as in retrieval/candidates), score (cosine as (1 + cos) / 2, or null; a vector seed's is the index's),
 // hits (per channel {channel, score, rank}), fused (the seed's fused activation, the best seed 1.0; 0 when not a
 // seed), received (activation that came over edges), path (the strongest way in: maps {source_id, target_id,
@@ -34,15 +34,15 @@ CALL () {
 CALL () {
   WITH 1 AS go WHERE 'fulltext' IN $channels AND $fulltext_query IS NOT NULL
   CALL db.index.fulltext.queryNodes($fulltext_index, $fulltext_query, {limit: $fulltext_limit}) YIELD node AS m, score
-  WITH m, score WHERE m.namespace IN $namespaces AND m.status IN $statuses
-    AND ($kinds IS NULL OR m.kind IN $kinds)
-    AND (m.expires_at IS NULL OR m.expires_at > $now)
-    AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
-                            AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
-    AND ($after IS NULL OR m.created_at >= $after)
-    AND ($before IS NULL OR m.created_at < $before)
-  WITH m, score ORDER BY score DESC, m.id LIMIT $seed_k
-  RETURN collect({node: m, score: toFloat(score)}) AS fulltext
+  WITH m, score ORDER BY score DESC, m.id
+  WITH count(*) AS seen, collect(CASE WHEN m.namespace IN $namespaces AND m.status IN $statuses
+      AND ($kinds IS NULL OR m.kind IN $kinds)
+      AND (m.expires_at IS NULL OR m.expires_at > $now)
+      AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
+                              AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
+      AND ($after IS NULL OR m.created_at >= $after)
+      AND ($before IS NULL OR m.created_at < $before) THEN {node: m, score: toFloat(score)} END) AS kept
+  RETURN seen AS fulltext_seen, kept[..$seed_k] AS fulltext
 }
 // Recency and popularity: as retrieval/seed_recency and seed_popularity (an index read in order per namespace).
 CALL () {
@@ -186,7 +186,7 @@ CALL (seeds, hop1, hop2) {
   WITH seeded, [y IN collect(x) WHERE y IS NOT NULL][..$expand_limit] AS expanded
   RETURN seeded + expanded AS picked
 }
-RETURN vector_seen, [c IN picked | {
+RETURN vector_seen, fulltext_seen, [c IN picked | {
   memory: {id: c.m.id, namespace: c.m.namespace, kind: c.m.kind, content: c.m.content,
            confidence: c.m.confidence, importance: c.m.importance, access_count: c.m.access_count,
            status: c.m.status, tags: c.m.tags, source: c.m.source, sources: c.m.sources,

@@ -132,29 +132,33 @@ class RetrievalService:
                      filters: dict[str, Any]) -> tuple[dict[str, Candidate], ChannelScores]:
         """Seeds, fusion, one hop of expansion and the candidates in one statement (``retrieval/search``).
 
-        The vector index returns the nearest nodes of ALL namespaces; when the filters leave fewer than
-        ``seed_k`` and the index had more to give, the statement runs again with 4x the oversample (up to
-        ``MAX_OVERSAMPLE``), so a small namespace among large ones still gets its seeds."""
+        The vector and full-text indexes return the best nodes of ALL namespaces; when the filters leave fewer
+        than ``seed_k`` of a channel and its index had more to give, the statement runs again with 4x that
+        channel's oversample (up to ``MAX_OVERSAMPLE``), so a small namespace among large ones still gets its
+        seeds."""
         escaped = lucene_escape(query)
+        text = escaped if escaped.strip() else None
         params = dict(
             channels=[c.value for c in options.channels],
             channel_weights={c.value: w for c, w in options.channel_weights.items()},
             fusion=options.fusion.value, rrf_k=RRF_K, seed_k=options.seed_k,
-            vector_index=VECTOR_INDEX, embedding=qvec, fulltext_index=FULLTEXT_INDEX,
-            fulltext_query=escaped if escaped.strip() else None, fulltext_limit=options.seed_k * 4,
+            vector_index=VECTOR_INDEX, embedding=qvec, fulltext_index=FULLTEXT_INDEX, fulltext_query=text,
             hops=options.hops, frontier_limit=FRONTIER_LIMIT, fanout=FANOUT, via_limit=VIA_LIMIT,
             via_fanout=VIA_FANOUT, types=EXPAND_TYPES,
             type_weights=dict(self.expansion.type_weights), decay=self.expansion.decay,
             beta=self.expansion.degree_beta, expand_limit=options.expand_limit, **filters)
-        oversample = options.seed_k * 4
+        limits = {Channel.VECTOR: options.seed_k * 4, Channel.FULLTEXT: options.seed_k * 4}
         while True:
-            row = await self.store.read_row("retrieval/search", oversample=oversample, **params)
+            row = await self.store.read_row("retrieval/search", oversample=limits[Channel.VECTOR],
+                                            fulltext_limit=limits[Channel.FULLTEXT], **params)
             candidates, scores = from_statement(row["candidates"])
-            found = len(scores.get(Channel.VECTOR, {}))
-            if (Channel.VECTOR not in options.channels or found >= options.seed_k
-                    or row["vector_seen"] < oversample or oversample >= MAX_OVERSAMPLE):
+            seen = {Channel.VECTOR: row["vector_seen"], Channel.FULLTEXT: row["fulltext_seen"]}
+            short = [c for c in limits if c in options.channels and len(scores.get(c, {})) < options.seed_k
+                     and seen[c] >= limits[c] and limits[c] < MAX_OVERSAMPLE]
+            if not short:
                 return candidates, scores
-            oversample = min(oversample * 4, MAX_OVERSAMPLE)
+            for channel in short:
+                limits[channel] = min(limits[channel] * 4, MAX_OVERSAMPLE)
 
     @staticmethod
     def _filters(options: SearchOptions, now: Any) -> dict[str, Any]:
@@ -176,8 +180,7 @@ class RetrievalService:
             elif channel is Channel.FULLTEXT:
                 escaped = lucene_escape(query)
                 if escaped.strip():
-                    calls[channel] = self.store.read("retrieval/seed_fulltext", index=FULLTEXT_INDEX,
-                                                     query=escaped, oversample=limit * 4, limit=limit, **filters)
+                    calls[channel] = self._fulltext_seeds(escaped, limit, filters)
             elif channel is Channel.RECENCY:
                 calls[channel] = self.store.read("retrieval/seed_recency", limit=limit, **filters)
             elif channel is Channel.POPULARITY:
@@ -185,6 +188,16 @@ class RetrievalService:
         rows = await asyncio.gather(*calls.values())
         keys = {r["id"]: r["key"] for result in rows for r in result}
         return {c: {r["id"]: float(r["score"]) for r in result} for c, result in zip(calls, rows, strict=True)}, keys
+
+    async def _fulltext_seeds(self, escaped: str, limit: int, filters: dict[str, Any]) -> list[dict[str, Any]]:
+        """Like ``_vector_seeds``: ask for 4x more (up to MAX_OVERSAMPLE) while the filters leave too few."""
+        oversample = limit * 4
+        while True:
+            rows = await self.store.read("retrieval/seed_fulltext", index=FULLTEXT_INDEX, query=escaped,
+                                         oversample=oversample, limit=limit, **filters)
+            if len(rows) >= limit or oversample >= MAX_OVERSAMPLE:
+                return rows
+            oversample = min(oversample * 4, MAX_OVERSAMPLE)
 
     async def _vector_seeds(self, qvec: list[float], limit: int, filters: dict[str, Any]) -> list[dict[str, Any]]:
         """The index returns the nearest nodes of ALL namespaces; when the filters leave too few, ask for more

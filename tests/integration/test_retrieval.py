@@ -146,6 +146,23 @@ async def test_small_namespace_among_a_large_one_still_gets_vector_seeds(
         await store.wipe_namespace(crowd)
 
 
+@pytest.mark.parametrize("one_statement", [True, False], ids=["one-statement", "stepwise"])
+async def test_small_namespace_among_a_large_one_still_gets_fulltext_seeds(
+        service: MemoryService, store: Store, namespace: str, one_statement: bool) -> None:
+    crowd = namespace + "-crowd"
+    retrieval = RetrievalService(store, service.embedder, service.settings, one_statement=one_statement)
+    try:
+        crowding = [f"Quillon badge {i}: the quillon badge, badge {i}, opens the dock." for i in range(150)]
+        await write(service, crowd, *crowding)  # more of the query's words than mine: they outscore it
+        (mine,) = await write(service, namespace, "My quillon badge opens the east stairwell.")
+        response = await retrieval.search("quillon badge", SearchOptions(
+            namespaces=(namespace,), channels=(Channel.FULLTEXT,), seed_k=5, hops=0))
+        assert ids(response) == [mine]  # the first 20 BM25 hits are all the crowd's: it had to ask for more
+        assert response.results[0].parts.ranks == {"fulltext": 1}
+    finally:
+        await store.wipe_namespace(crowd)
+
+
 def plan_operators(plan: dict[str, Any]) -> list[tuple[str, str]]:
     """(operator, details) of every operator of an EXPLAIN plan, depth first."""
     here = [(str(plan.get("operatorType", "")).split("@")[0], str(plan.get("args", {}).get("Details", "")))]
