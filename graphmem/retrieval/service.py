@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -48,6 +49,8 @@ VIA_FANOUT = 10
 """Edges each of them walks (their strongest)."""
 LLM_CANDIDATES = 20
 MAX_OVERSAMPLE = 4096
+QUERY_VECTORS = 1024
+"""Query embeddings kept (least recently used out)."""
 _ACCESS_COUNT = int(Memory.model_fields["access_count"].default)
 _CONFIDENCE = float(Memory.model_fields["confidence"].default)
 
@@ -70,6 +73,9 @@ class RetrievalService:
         self.observer = observer
         """Called with the stage timings of every search that ran (not of cache hits): metrics."""
         self.one_statement = one_statement
+        self._query_vectors: OrderedDict[str, Vector] = OrderedDict()
+        """The last QUERY_VECTORS query embeddings: a query asked again after a write (which empties the result
+        cache of its namespace) does not pay for the embedding again."""
         """Searches of at most one hop run as ONE statement (``retrieval/search``); False: statement by
         statement (seeds, each expansion step, candidates), the reference the one statement is tested against."""
 
@@ -103,7 +109,7 @@ class RetrievalService:
         timings: dict[str, float] = {}
         started = t0 = time.perf_counter()
         now = utcnow()
-        qvec = Vector(await asyncio.to_thread(self.embedder.embed_query, query))
+        qvec = await self._embed(query)
         t1 = time.perf_counter()
         timings["embed"] = (t1 - t0) * 1000
         filters = self._filters(options, now)
@@ -159,6 +165,16 @@ class RetrievalService:
                 return candidates, scores
             for channel in short:
                 limits[channel] = min(limits[channel] * 4, MAX_OVERSAMPLE)
+
+    async def _embed(self, query: str) -> Vector:
+        if (known := self._query_vectors.get(query)) is not None:
+            self._query_vectors.move_to_end(query)
+            return known
+        vector = Vector(await asyncio.to_thread(self.embedder.embed_query, query))
+        self._query_vectors[query] = vector
+        if len(self._query_vectors) > QUERY_VECTORS:
+            self._query_vectors.popitem(last=False)
+        return vector
 
     @staticmethod
     def _filters(options: SearchOptions, now: Any) -> dict[str, Any]:

@@ -124,6 +124,28 @@ async def test_access_counts_cache_and_fallback(service: MemoryService, retrieva
     assert b not in ids(popular)
 
 
+async def test_a_query_asked_again_after_a_write_is_not_embedded_again(
+        service: MemoryService, retrieval: RetrievalService, namespace: str) -> None:
+    calls: list[str] = []
+    embed_query = retrieval.embedder.embed_query
+
+    def counting(text: str) -> list[float]:
+        calls.append(text)
+        return embed_query(text)
+
+    retrieval.embedder = type("Counting", (), {"embed_query": staticmethod(counting)})()  # type: ignore[assignment]
+    opts = SearchOptions(namespaces=(namespace,), k=2)
+    (a,) = await write(service, namespace, "Gwen repairs clocks.")
+    assert ids(await retrieval.search("Who repairs clocks?", opts)) == [a]
+    (b,) = await write(service, namespace, "Gwen also repairs old clocks for the museum.")  # empties the cache
+    again = await retrieval.search("Who repairs clocks?", opts)
+    assert not again.cached
+    assert set(ids(again)) == {a, b}  # searched again, with the kept vector
+    assert calls == ["Who repairs clocks?"]
+    await retrieval.search("Who repairs watches?", opts)
+    assert calls == ["Who repairs clocks?", "Who repairs watches?"]
+
+
 async def test_bad_queries_are_refused(retrieval: RetrievalService, namespace: str) -> None:
     with pytest.raises(ValidationError, match="empty query"):
         await retrieval.search("   ", SearchOptions(namespaces=(namespace,)))
