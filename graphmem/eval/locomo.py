@@ -320,7 +320,8 @@ async def evaluate(
     started = time.monotonic()
     try:
         async with open_service(settings, embedder=embedder) as service:
-            retriever = RetrievalService(service.store, service.embedder, settings, llm=client)
+            # query_vectors=0: every mode embeds its question, so each mode's latency is a whole search's
+            retriever = RetrievalService(service.store, service.embedder, settings, llm=client, query_vectors=0)
             report = await evaluate_samples(service, retriever, picked, modes=chosen_modes, ks=ks,
                                             reimport=reimport, sessions=sessions, progress=progress)
     finally:

@@ -59,7 +59,8 @@ class RetrievalService:
     def __init__(self, store: Store, embedder: Embedder, settings: Settings, llm: LLMClient | None = None, *,
                  versions: NamespaceVersions | None = None, recorder: AccessRecorder | None = None,
                  weights: FormulaWeights | None = None, expansion: ExpansionConfig | None = None,
-                 observer: Callable[[dict[str, float]], None] | None = None, one_statement: bool = True) -> None:
+                 observer: Callable[[dict[str, float]], None] | None = None, one_statement: bool = True,
+                 query_vectors: int = QUERY_VECTORS) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
@@ -74,8 +75,9 @@ class RetrievalService:
         """Called with the stage timings of every search that ran (not of cache hits): metrics."""
         self.one_statement = one_statement
         self._query_vectors: OrderedDict[str, Vector] = OrderedDict()
-        """The last QUERY_VECTORS query embeddings: a query asked again after a write (which empties the result
-        cache of its namespace) does not pay for the embedding again."""
+        self._keep_vectors = query_vectors
+        """The last ``query_vectors`` query embeddings are kept: a query asked again after a write (which empties
+        the result cache of its namespace) does not pay for the embedding again (0: none kept)."""
         """Searches of at most one hop run as ONE statement (``retrieval/search``); False: statement by
         statement (seeds, each expansion step, candidates), the reference the one statement is tested against."""
 
@@ -172,7 +174,7 @@ class RetrievalService:
             return known
         vector = Vector(await asyncio.to_thread(self.embedder.embed_query, query))
         self._query_vectors[query] = vector
-        if len(self._query_vectors) > QUERY_VECTORS:
+        if len(self._query_vectors) > self._keep_vectors:
             self._query_vectors.popitem(last=False)
         return vector
 
