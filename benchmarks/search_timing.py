@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import cProfile
 import io
 import os
@@ -10,7 +11,7 @@ import pstats
 import statistics
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,21 +43,22 @@ class TimedStore(Store):
         self.calls: list[tuple[str, float]] = []
         self.last_params: dict[str, dict[str, Any]] = {}
 
-    async def read(self, name: str, /, **params: Any) -> list[Row]:
+    @contextlib.contextmanager
+    def _timed(self, name: str, params: dict[str, Any]) -> Iterator[None]:
         started = time.perf_counter()
         try:
-            return await super().read(name, **params)
+            yield
         finally:
             self.calls.append((name, (time.perf_counter() - started) * 1000))
             self.last_params[name] = params
 
+    async def read(self, name: str, /, **params: Any) -> list[Row]:
+        with self._timed(name, params):
+            return await super().read(name, **params)
+
     async def read_row(self, name: str, /, **params: Any) -> Row:
-        started = time.perf_counter()
-        try:
+        with self._timed(name, params):
             return await super().read_row(name, **params)
-        finally:
-            self.calls.append((name, (time.perf_counter() - started) * 1000))
-            self.last_params[name] = params
 
     def take(self) -> list[tuple[str, float]]:
         calls, self.calls = self.calls, []

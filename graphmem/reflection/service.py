@@ -67,10 +67,10 @@ class ReflectionReport(BaseModel):
     turns_omitted: int
     related_shown: int
     dropped_relations: int = 0
+    """Edges the model pointed at facts it did not write, dropped after the repair retry."""
     copied_facts: int = 0
     """"Facts" that repeated a memory shown in the prompt word for word: not written, not strengthened; listed
     in ``facts`` with action ``exists`` and the id of the memory they repeat."""
-    """Edges the model pointed at facts it did not write, dropped after the repair retry."""
     replayed: bool = False
 
 

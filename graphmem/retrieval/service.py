@@ -74,12 +74,12 @@ class RetrievalService:
         self.observer = observer
         """Called with the stage timings of every search that ran (not of cache hits): metrics."""
         self.one_statement = one_statement
+        """Searches of at most one hop run as ONE statement (``retrieval/search``); False: statement by
+        statement (seeds, each expansion step, candidates), the reference the one statement is tested against."""
         self._query_vectors: OrderedDict[str, Vector] = OrderedDict()
         self._keep_vectors = query_vectors
         """The last ``query_vectors`` query embeddings are kept: a query asked again after a write (which empties
         the result cache of its namespace) does not pay for the embedding again (0: none kept)."""
-        """Searches of at most one hop run as ONE statement (``retrieval/search``); False: statement by
-        statement (seeds, each expansion step, candidates), the reference the one statement is tested against."""
 
     async def search(self, query: str, options: SearchOptions) -> SearchResponse:
         query = " ".join(query.split())
