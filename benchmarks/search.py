@@ -125,7 +125,7 @@ GRAPHITI_SCRIPT = HERE / "graphiti_peer" / "load_and_search.py"
 
 
 def run_graphiti(args: argparse.Namespace, settings: Settings, facts: Sequence[Fact], queries: Sequence[Query],
-                 group_id: str, workdir: Path) -> dict[str, Any]:
+                 group_id: str, workdir: Path, onnx_file: Path | None) -> dict[str, Any]:
     """graphiti_peer/load_and_search.py in graphiti's venv, on the same server, facts and measured queries."""
     facts_file = workdir / f"{group_id}-facts.jsonl"
     queries_file = workdir / f"{group_id}-queries.jsonl"
@@ -138,6 +138,8 @@ def run_graphiti(args: argparse.Namespace, settings: Settings, facts: Sequence[F
            "--user", settings.neo4j_user, "--database", settings.neo4j_database, "--group-id", group_id, "--reset",
            "--queries-file", str(queries_file), "--warmup", str(args.warmup), "--num-results", str(args.k),
            "--torch-threads", str(args.torch_threads), "--out", str(out_file)]
+    if onnx_file is not None:  # the same runtime and export as graphmem's embedder
+        cmd += ["--onnx", str(onnx_file)]
     env = {**os.environ, "NEO4J_PASSWORD": settings.neo4j_password.get_secret_value(),
            "GRAPHITI_TELEMETRY_ENABLED": "false", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     log(f"graphiti: {shlex.join(cmd[:3])} ... --group-id {group_id} ({len(facts)} facts, {len(queries)} queries)")
@@ -193,6 +195,7 @@ async def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j |
     rate = n_real / embed_s if embed_s else embedding_rate(embedder, [f.text for f in base[:512]])
     report["embedding"] = {
         "model": settings.embedding_model, "dimension": embedder.dimension, "torch_threads": args.torch_threads,
+        "runtime": getattr(embedder, "runtime", None),
         "base_facts": {"texts": n_real, "seconds": round(embed_s, 1) if embed_s is not None else None,
                        "from_cache": embed_s is None, "texts_per_s": round(rate, 1)},
         "real_budget_s": args.real_budget_s,
@@ -275,7 +278,8 @@ async def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j |
                         for done in graphiti:  # one graphiti group at a time, as for graphmem's namespaces
                             await delete_where(store, "group_id", f"{args.namespace}-graphiti-{done}")
                         graphiti[label] = run_graphiti(args, settings, facts[:size], queries,
-                                                       f"{args.namespace}-graphiti-{label}", workdir)
+                                                       f"{args.namespace}-graphiti-{label}", workdir,
+                                                       getattr(embedder, "onnx_path", None))
                         if graphiti[label]["run"]:
                             graphiti[label]["ratios_graphiti_over_graphmem"] = ratios(graphiti[label], measured)
                     else:

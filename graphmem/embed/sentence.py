@@ -19,6 +19,8 @@ from graphmem.errors import ConfigError, EmbeddingError
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
+    from graphmem.embed.onnx_runtime import OnnxEncoder
+
 DEFAULT_BATCH_SIZE = 32
 
 
@@ -73,7 +75,16 @@ class SentenceTransformerEmbedder:
             raise ConfigError(f"batch_size must be at least 1, got {batch_size}")
         self._name = settings.embedding_model
         self._batch_size = batch_size
-        self._model = load_model(resolve_model_path(settings.embedding_model))
+        model_dir = resolve_model_path(settings.embedding_model)
+        self._model = load_model(model_dir)
+        self._onnx: OnnxEncoder | None = None
+        if settings.embedding_runtime == "onnx":
+            import torch
+
+            from graphmem.embed.onnx_runtime import OnnxEncoder
+
+            threads = settings.embedding_threads or torch.get_num_threads()
+            self._onnx = OnnxEncoder(self._model, model_dir, settings.cache_dir, threads=threads)
         dim = _model_dimension(self._model)
         if dim is None:  # some models only tell by encoding
             dim = len(self._encode(["dimension probe"])[0])
@@ -99,7 +110,18 @@ class SentenceTransformerEmbedder:
     def embed_query(self, text: str) -> list[float]:
         return self._encode([text])[0]
 
+    @property
+    def runtime(self) -> str:
+        return "torch" if self._onnx is None else "onnx"
+
+    @property
+    def onnx_path(self) -> Path | None:
+        """The ONNX export this embedder runs (None with the torch runtime)."""
+        return None if self._onnx is None else self._onnx.path
+
     def _encode(self, texts: list[str]) -> list[list[float]]:
+        if self._onnx is not None:
+            return self._encode_onnx(texts)
         try:
             vectors = self._model.encode(
                 texts,
@@ -111,4 +133,18 @@ class SentenceTransformerEmbedder:
         except RuntimeError as exc:  # torch reports its failures (out of memory, bad shapes) this way
             raise EmbeddingError(f"{self._name}: encoding {len(texts)} texts failed: {exc}") from exc
         rows: list[list[float]] = vectors.tolist()
+        return rows
+
+    def _encode_onnx(self, texts: list[str]) -> list[list[float]]:
+        assert self._onnx is not None
+        # Batches of similar length (as sentence-transformers does): less padding to compute.
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        rows: list[list[float]] = [[] for _ in texts]
+        try:
+            for start in range(0, len(order), self._batch_size):
+                chunk = order[start : start + self._batch_size]
+                for i, row in zip(chunk, self._onnx.encode([texts[i] for i in chunk]).tolist(), strict=True):
+                    rows[i] = row
+        except Exception as exc:  # onnxruntime raises its own exception types (Fail, InvalidArgument, ...)
+            raise EmbeddingError(f"{self._name}: encoding {len(texts)} texts with ONNX Runtime failed: {exc}") from exc
         return rows

@@ -151,6 +151,8 @@ class LocalNeo4j:
             f"server.directories.import={self.home / 'import'}",
             f"server.memory.pagecache.size={s.neo4j_pagecache}",
             "dbms.usage_report.enabled=false",
+            f"internal.dbms.index.vector.standard_merge_factor={s.neo4j_vector_merge_factor}",
+            f"internal.dbms.index.vector.population_merge_factor={s.neo4j_vector_merge_factor}",
             "server.http_enabled_modules=TRANSACTIONAL_ENDPOINTS,UNMANAGED_EXTENSIONS,BROWSER,QUERY_API_ENDPOINTS",
         ]
         conf.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -356,3 +356,24 @@ def test_dockerignore_keeps_the_context_small(build_paths: tuple[Path, Path]) ->
         assert _ignored(path, patterns), f"{path} is sent to the Docker daemon"
     for path in ("pyproject.toml", "README.md", "graphmem/config.py", "cypher/schema"):
         assert not _ignored(path, patterns), f"{path} is excluded but the build needs it"
+
+
+def _docker_setting_name(variable: str) -> str:
+    # The neo4j image's rule: drop NEO4J_, then "__" is a literal underscore and "_" a dot.
+    return variable.removeprefix("NEO4J_").replace("__", "\0").replace("_", ".").replace("\0", "_")
+
+
+def test_neo4j_container_gets_the_managed_servers_index_settings(
+    services: dict[str, dict[str, Any]], tmp_path: Path
+) -> None:
+    from graphmem.neo4j_local.manager import LocalNeo4j
+
+    conf = LocalNeo4j(Settings(cache_dir=tmp_path)).write_config().read_text()
+    managed = dict(line.split("=", 1) for line in conf.splitlines() if line.startswith("internal."))
+    assert managed, "the managed server's config sets no internal.* index settings"
+    env = _environment(services["neo4j"])
+    in_container = {_docker_setting_name(k): v for k, v in env.items() if k.startswith("NEO4J_internal_")}
+    assert set(in_container) == set(managed)
+    default = str(Settings.model_fields["neo4j_vector_merge_factor"].default)
+    for name, value in in_container.items():
+        assert value == "${GRAPHMEM_NEO4J_VECTOR_MERGE_FACTOR:-" + default + "}", name

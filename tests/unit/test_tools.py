@@ -70,6 +70,8 @@ def test_config_file_binds_loopback_and_sets_auth(tmp_path: Path) -> None:
     assert "server.bolt.listen_address=127.0.0.1:7999" in conf
     assert "server.http.listen_address=127.0.0.1:7998" in conf
     assert "dbms.security.auth_enabled=false" in conf
+    assert "internal.dbms.index.vector.standard_merge_factor=4" in conf
+    assert "internal.dbms.index.vector.population_merge_factor=4" in conf
     cmd = LocalNeo4j(settings).command(Path("/usr/bin/java"))
     assert "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED" in cmd
     assert "-Xmx1g" in cmd
