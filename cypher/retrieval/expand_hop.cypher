@@ -7,11 +7,15 @@
 // degree, and one list per edge field: out (the edge leaves this node), type, weight, to_key (element id of the
 // other end), to_id, to_memory (the other end is a Memory)}.
 // One row of columns, not a row per edge: the driver's cost per record, and per value converted, dominated.
+// The edges are sorted before the far end's filters are checked, so that LIMIT stops after reading the few it keeps
+// (rows keep the sort's order through the WHERE; see retrieval/search).
 UNWIND $frontier AS key
 MATCH (a) WHERE elementId(a) = key
 CALL (a) {
   MATCH (a)-[r]-(m)
-  WHERE type(r) IN $types AND m.namespace IN $namespaces
+  WHERE type(r) IN $types
+  WITH r, m ORDER BY coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0) DESC, elementId(r)
+  WITH r, m WHERE m.namespace IN $namespaces
     AND (m:Entity OR m:Turn OR (m:Memory AND m.status IN $statuses
       AND ($kinds IS NULL OR m.kind IN $kinds)
       AND (m.expires_at IS NULL OR m.expires_at > $now)
@@ -20,7 +24,6 @@ CALL (a) {
       AND ($after IS NULL OR m.created_at >= $after)
       AND ($before IS NULL OR m.created_at < $before)))
   RETURN r, m
-  ORDER BY coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0) DESC, elementId(r)
   LIMIT $fanout
 }
 WITH a, collect(startNode(r) = a) AS out, collect(type(r)) AS types, collect(coalesce(r.weight, 1.0)) AS weights,

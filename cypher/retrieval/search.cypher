@@ -18,6 +18,9 @@
 // type, weight}), seed_id}.
 // Ties: seeds of equal score by id; the frontiers are the strongest nodes, ties by element id; a node walks its strongest edges (type
 // weight * edge weight), ties by element id; expanded memories by activation, ties by id.
+// A walk sorts a node's edges first and checks the far end's filters after: rows keep the sort's order through the
+// WHERE, so LIMIT stops after reading the few it keeps (a hub entity has thousands of edges; filtering all of them
+// first read five properties per edge, a third of a 100k search's time). Both walks do this, as expand_hop does.
 CALL () {
   WITH 1 AS go WHERE 'vector' IN $channels
   CALL db.index.vector.queryNodes($vector_index, $oversample, $embedding) YIELD node AS m, score
@@ -111,7 +114,9 @@ CALL (seeds) {
     WITH f.node AS u
     CALL (u) {
       MATCH (u)-[r]-(m)
-      WHERE type(r) IN $types AND m.namespace IN $namespaces
+      WHERE type(r) IN $types
+      WITH r, m ORDER BY coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0) DESC, elementId(r)
+      WITH r, m WHERE m.namespace IN $namespaces
         AND (m:Entity OR m:Turn OR (m:Memory AND m.status IN $statuses
           AND ($kinds IS NULL OR m.kind IN $kinds)
           AND (m.expires_at IS NULL OR m.expires_at > $now)
@@ -120,7 +125,6 @@ CALL (seeds) {
           AND ($after IS NULL OR m.created_at >= $after)
           AND ($before IS NULL OR m.created_at < $before)))
       RETURN r
-      ORDER BY coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0) DESC, elementId(r)
       LIMIT $fanout
     }
     RETURN collect(DISTINCT r) AS rels
@@ -150,7 +154,9 @@ CALL (hop1) {
   WITH h, u, COUNT { (u)--() } AS deg
   CALL (u) {
     MATCH (u)-[r]-(m)
-    WHERE type(r) IN $types AND m.namespace IN $namespaces
+    WHERE type(r) IN $types
+    WITH r, m ORDER BY coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0) DESC, elementId(r)
+    WITH r, m WHERE m.namespace IN $namespaces
       AND (m:Entity OR m:Turn OR (m:Memory AND m.status IN $statuses
         AND ($kinds IS NULL OR m.kind IN $kinds)
         AND (m.expires_at IS NULL OR m.expires_at > $now)
@@ -159,7 +165,6 @@ CALL (hop1) {
         AND ($after IS NULL OR m.created_at >= $after)
         AND ($before IS NULL OR m.created_at < $before)))
     RETURN r, m
-    ORDER BY coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0) DESC, elementId(r)
     LIMIT $via_fanout
   }
   WITH h, deg, r, m WHERE m:Memory

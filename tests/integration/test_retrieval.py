@@ -231,3 +231,29 @@ async def test_recency_and_popularity_seeds_read_an_index_in_order(store: Store,
     assert any(op == "NodeIndexSeek" and f"Memory({index})" in details for op, details in operators), [
         op for op, _ in operators]
     assert stop in [op for op, _ in operators], " ".join(op for op, _ in operators)
+
+
+@pytest.mark.parametrize("one_statement", [True, False], ids=["one-statement", "stepwise"])
+async def test_a_walk_takes_the_strongest_edges_that_pass_the_filters(service: MemoryService, namespace: str,
+                                                                      one_statement: bool) -> None:
+    # The seed has FANOUT + 25 neighbours; its 10 strongest edges lead to episodic memories, which a kinds filter
+    # hides. The walk must take the FANOUT strongest edges among those whose far end passes the filter, not the
+    # FANOUT strongest edges before filtering (15 would survive), nor any FANOUT that pass.
+    from graphmem.retrieval.service import FANOUT
+
+    [seed] = await write(service, namespace, "The Orion cluster stores the customer records of Project Falcon.")
+    semantic = await write(service, namespace, *(f"Note {i} of the weekly planning list." for i in range(FANOUT + 15)))
+    hidden = [r.id for r in (await service.write_memories(
+        [MemoryDraft(namespace=namespace, kind=MemoryKind.EPISODIC, content=f"Episode {i} of the planning list.")
+         for i in range(10)], dedupe=False)).items]
+    weights = {m: 0.9 + i / 1000 for i, m in enumerate(hidden)}  # the strongest
+    weights |= {m: 0.1 + i / 100 for i, m in enumerate(semantic)}  # later notes: stronger
+    await service.relate(namespace, [Relation(source_id=seed, target_id=m, type=RelationType.RELATES_TO, weight=w)
+                                     for m, w in weights.items()])
+    retrieval = RetrievalService(service.store, service.embedder, service.settings, one_statement=one_statement)
+    options = SearchOptions(namespaces=(namespace,), k=100, channels=(Channel.VECTOR,), seed_k=1, hops=1,
+                            kinds=(MemoryKind.SEMANTIC,), expand_limit=100, rerank=RerankMode.NONE)
+    response = await retrieval.search("Where are Project Falcon's customer records?", options)
+    reached = {r.memory.id for r in response.results if r.memory.id != seed}
+    assert ids(response)[0] == seed
+    assert reached == set(semantic[-FANOUT:])
