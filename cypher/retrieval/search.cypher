@@ -129,12 +129,12 @@ CALL (seeds) {
     }
     RETURN collect(DISTINCT r) AS rels
   }
+  WITH frontier, [f IN frontier | f.node] AS walkers, rels
   UNWIND rels AS r
-  WITH frontier, r, startNode(r) AS s, endNode(r) AS t
+  WITH frontier, walkers, r, startNode(r) AS s, endNode(r) AS t
   UNWIND [[s, t], [t, s]] AS uv
-  WITH r, uv[1] AS v, [f IN frontier WHERE f.node = uv[0]] AS from
-  WHERE size(from) > 0
-  WITH r, v, from[0] AS f
+  WITH frontier, r, uv WHERE uv[0] IN walkers
+  WITH r, uv[1] AS v, [f IN frontier WHERE f.node = uv[0]][0] AS f
   WITH v, f.node AS u, r,
        f.act * toFloat(coalesce($type_weights[type(r)], 0.0)) * toFloat(coalesce(r.weight, 1.0)) * $decay
          / (CASE WHEN f.deg < 1 THEN 1 ELSE f.deg END) ^ $beta AS passed
