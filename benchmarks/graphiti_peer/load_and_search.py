@@ -127,11 +127,11 @@ class SentenceTransformerEmbedder(EmbedderClient):
     def encode_onnx(self, texts: list[str]) -> list[list[float]]:
         # What graphmem's OnnxEncoder does (mean pooling, L2 norm); this venv imports nothing of graphmem's.
         tokenizer = self.model[0].tokenizer
+        names = [i.name for i in self.session.get_inputs()]
         rows: list[list[float]] = []
         for start in range(0, len(texts), self.batch_size):
             batch = tokenizer(texts[start : start + self.batch_size], padding=True, truncation=True,
                               max_length=int(self.model.max_seq_length), return_tensors="np")
-            names = [i.name for i in self.session.get_inputs()]
             feeds = {n: np.asarray(batch[n], dtype=np.int64) for n in names}
             hidden = self.session.run(None, feeds)[0]
             mask = feeds["attention_mask"][..., None].astype(np.float32)

@@ -118,7 +118,7 @@ class OnnxEncoder:
         if not path.is_file():
             _export(model, path)
         options = ort.SessionOptions()
-        options.intra_op_num_threads = max(threads, 0)  # 0: ONNX Runtime's default (the physical cores)
+        options.intra_op_num_threads = threads  # the caller resolves GRAPHMEM_EMBEDDING_THREADS=0 to torch's count
         options.inter_op_num_threads = 1
         # No busy-waiting between runs: ONNX Runtime's pool threads spin by default, taking CPU from the Neo4j
         # statement that follows every query embedding (2 cores: LoCoMo eval p95 embed 16.9 ms vs p50 6.0).
