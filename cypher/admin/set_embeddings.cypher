@@ -1,5 +1,6 @@
-// Replaces memories' embeddings. Parameters: $rows ({id, embedding}). Returns: n.
+// Replaces memories' embeddings, stored as 32-bit floats as in memory/create. Parameters: $rows ({id, embedding}).
+// Returns: n.
 UNWIND $rows AS row
 MATCH (m:Memory {id: row.id})
-SET m.embedding = row.embedding
+CALL db.create.setNodeVectorProperty(m, 'embedding', row.embedding)
 RETURN count(m) AS n

@@ -1,9 +1,9 @@
 // Updates one memory's editable fields; null parameters leave a field as it is.
 // Parameters: $id, $namespace, $content, $embedding, $content_hash, $tags, $tags_text, $confidence,
 // $importance, $valid_from, $valid_until, $at. Returns: memory (map, no embedding).
+// The embedding is stored as 32-bit floats, as in memory/create.
 MATCH (m:Memory {id: $id}) WHERE m.namespace = $namespace AND m.status <> 'deleted'
 SET m.content = coalesce($content, m.content),
-    m.embedding = coalesce($embedding, m.embedding),
     m.content_hash = coalesce($content_hash, m.content_hash),
     m.tags = coalesce($tags, m.tags),
     m.tags_text = coalesce($tags_text, m.tags_text),
@@ -12,4 +12,9 @@ SET m.content = coalesce($content, m.content),
     m.valid_from = coalesce($valid_from, m.valid_from),
     m.valid_until = coalesce($valid_until, m.valid_until),
     m.updated_at = $at
+WITH m
+CALL (m) {
+  WITH m WHERE $embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(m, 'embedding', $embedding)
+}
 RETURN m {.*, embedding: null} AS memory

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import array
+from collections.abc import Sequence
 from datetime import timedelta
 
 import pytest
 
+from graphmem.config import Settings
+from graphmem.embed import Embedder
 from graphmem.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from graphmem.models import (
     MemoryDraft,
@@ -226,3 +230,41 @@ async def test_task_log(service: MemoryService, namespace: str) -> None:
         await service.tasks.log_turns(namespace, "missing", [(Role.USER, "x")])
     with pytest.raises(NotFoundError):
         await service.tasks.get(namespace + "-other", task.id)  # namespaces do not leak
+
+
+
+def _float32(values: list[float]) -> list[float]:
+    return [float(v) for v in array.array("f", values)]
+
+
+class _Wide:
+    """The real embedder, its floats nudged past 32-bit precision (the model's own are exact 32-bit values, so
+    a store that kept 64 bits would be indistinguishable with them)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.model_name, self.dimension = inner.model_name, inner.dimension
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[x + 1e-12 for x in v] for v in self.inner.embed_documents(texts)]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
+async def test_embeddings_are_stored_as_32_bit_floats(store: Store, embedder: Embedder, migrated: Settings,
+                                                      namespace: str) -> None:
+    async def stored(memory_id: str) -> list[float]:
+        (row,) = await store.read("test/embedding_of", id=memory_id)
+        return list(row["embedding"])
+
+    wide = _Wide(embedder)
+    service = MemoryService(store, wide, migrated)
+    (item,) = (await service.write_memories([draft(namespace, "Gus repairs old radios")])).items
+    written = wide.embed_documents(["Gus repairs old radios"])[0]
+    assert await stored(item.id) == _float32(written) != written
+    await service.update_memory(namespace, item.id, content="Gus repairs old televisions")
+    assert await stored(item.id) == _float32(wide.embed_documents(["Gus repairs old televisions"])[0])
+    third = [0.1 * i for i in range(embedder.dimension)]
+    await store.write([Step("admin/set_embeddings", {"rows": [{"id": item.id, "embedding": third}]})])
+    assert await stored(item.id) == _float32(third) != third
