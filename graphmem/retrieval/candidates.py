@@ -17,7 +17,8 @@ ChannelScores = dict[Channel, dict[str, float]]
 @dataclass(frozen=True)
 class Candidate:
     data: dict[str, Any]
-    """The memory as ``retrieval/candidates`` maps it (nulls dropped), for ``memory_from_map``."""
+    """What the ranking reads of the memory (id, created_at, access_count, confidence), as ``retrieval/search``
+    and ``retrieval/candidates`` map it (nulls dropped)."""
     cosine: float
     """Cosine similarity to the query (0 without an embedding)."""
     fused: float = 0.0
@@ -30,9 +31,9 @@ class Candidate:
 
 
 def memory_data(data: Mapping[str, Any]) -> dict[str, Any]:
-    """A ``retrieval/candidates`` memory map for ``memory_from_map``: its properties are named in the statement,
-    so one a node lacks comes back as null; dropped, as ``m {.*}`` would not have had it (the model's default
-    applies)."""
+    """A memory map of ``retrieval/memories`` (or a candidate's) for ``memory_from_map``: its properties are named
+    in the statement, so one a node lacks comes back as null; dropped, as ``m {.*}`` would not have had it (the
+    model's default applies)."""
     return {k: v for k, v in data.items() if v is not None}
 
 
