@@ -11,7 +11,8 @@
 //   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $types, $type_weights (map type -> weight),
 //   $decay, $beta, $expand_limit; and the common filters $namespaces, $statuses, $kinds (list or null), $now,
 //   $as_of, $after, $before (datetimes or null).
-// Returns ONE row: vector_seen and fulltext_seen (rows each index gave before filtering), candidates: a list of maps
+// Returns ONE row: vector_seen and fulltext_seen (rows each index gave), vector_kept and fulltext_kept (how many
+// of them passed the filters), candidates: a list of maps
 // {memory (the fields the ranking reads, as in retrieval/candidates; retrieval/memories reads those returned),
 // score (cosine as (1 + cos) / 2, or null; a vector seed's is the index's),
 // hits (per channel {channel, score, rank}), fused (the seed's fused activation, the best seed 1.0; 0 when not a
@@ -33,7 +34,7 @@ CALL () {
                               AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
       AND ($after IS NULL OR m.created_at >= $after)
       AND ($before IS NULL OR m.created_at < $before) THEN {node: m, score: toFloat(score)} END) AS kept
-  RETURN seen AS vector_seen, kept[..$seed_k] AS vector
+  RETURN seen AS vector_seen, size(kept) AS vector_kept, kept[..$seed_k] AS vector
 }
 CALL () {
   WITH 1 AS go WHERE 'fulltext' IN $channels AND $fulltext_query IS NOT NULL
@@ -46,7 +47,7 @@ CALL () {
                               AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
       AND ($after IS NULL OR m.created_at >= $after)
       AND ($before IS NULL OR m.created_at < $before) THEN {node: m, score: toFloat(score)} END) AS kept
-  RETURN seen AS fulltext_seen, kept[..$seed_k] AS fulltext
+  RETURN seen AS fulltext_seen, size(kept) AS fulltext_kept, kept[..$seed_k] AS fulltext
 }
 // Recency and popularity: as retrieval/seed_recency and seed_popularity (an index read in order per namespace).
 CALL () {
@@ -192,7 +193,7 @@ CALL (seeds, hop1, hop2) {
   WITH seeded, [y IN collect(x) WHERE y IS NOT NULL][..$expand_limit] AS expanded
   RETURN seeded + expanded AS picked
 }
-RETURN vector_seen, fulltext_seen, [c IN picked | {
+RETURN vector_seen, vector_kept, fulltext_seen, fulltext_kept, [c IN picked | {
   memory: {id: c.m.id, created_at: toString(c.m.created_at), access_count: c.m.access_count,
            confidence: c.m.confidence},
   score: coalesce([h IN c.hits WHERE h.channel = 'vector'][0].score,

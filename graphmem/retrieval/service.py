@@ -22,6 +22,7 @@ from graphmem.retrieval.expansion import Activation, Edge, ExpansionConfig, seed
 from graphmem.retrieval.formula import FormulaWeights, formula_score
 from graphmem.retrieval.fusion import RRF_K, fuse
 from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
+from graphmem.retrieval.oversample import MAX_OVERSAMPLE, Oversample
 from graphmem.retrieval.types import (
     Channel,
     RerankMode,
@@ -48,7 +49,6 @@ search's database time; on LoCoMo (benchmarks/expansion_limits.py) 10 x 10 kept 
 VIA_FANOUT = 10
 """Edges each of them walks (their strongest)."""
 LLM_CANDIDATES = 20
-MAX_OVERSAMPLE = 4096
 QUERY_VECTORS = 1024
 """Query embeddings kept (least recently used out)."""
 _ACCESS_COUNT = int(Memory.model_fields["access_count"].default)
@@ -60,7 +60,7 @@ class RetrievalService:
                  versions: NamespaceVersions | None = None, recorder: AccessRecorder | None = None,
                  weights: FormulaWeights | None = None, expansion: ExpansionConfig | None = None,
                  observer: Callable[[dict[str, float]], None] | None = None, one_statement: bool = True,
-                 query_vectors: int = QUERY_VECTORS) -> None:
+                 query_vectors: int = QUERY_VECTORS, oversample: Oversample | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
@@ -76,6 +76,8 @@ class RetrievalService:
         self.one_statement = one_statement
         """Searches of at most one hop run as ONE statement (``retrieval/search``); False: statement by
         statement (seeds, each expansion step, candidates), the reference the one statement is tested against."""
+        self.oversample = oversample or Oversample()
+        """Rows asked of the vector and full-text indexes per filter set (``Oversample(adaptive=False)``: 4x seed_k)."""
         self._query_vectors: OrderedDict[str, Vector] = OrderedDict()
         self._keep_vectors = query_vectors
         """The last ``query_vectors`` query embeddings are kept: a query asked again after a write (which empties
@@ -140,10 +142,10 @@ class RetrievalService:
                      filters: dict[str, Any]) -> tuple[dict[str, Candidate], ChannelScores]:
         """Seeds, fusion, one hop of expansion and the candidates in one statement (``retrieval/search``).
 
-        The vector and full-text indexes return the best nodes of ALL namespaces; when the filters leave fewer
-        than ``seed_k`` of a channel and its index had more to give, the statement runs again with 4x that
-        channel's oversample (up to ``MAX_OVERSAMPLE``), so a small namespace among large ones still gets its
-        seeds."""
+        The vector and full-text indexes return the best nodes of ALL namespaces: each is asked for as many rows as
+        ``self.oversample`` expects to leave ``seed_k`` after the filters (it learns from every statement); when
+        they leave fewer and the index had more to give, the statement runs again with 4x that channel's rows (up
+        to ``MAX_OVERSAMPLE``), so a small namespace among large ones still gets its seeds."""
         escaped = lucene_escape(query)
         text = escaped if escaped.strip() else None
         params = dict(
@@ -155,12 +157,15 @@ class RetrievalService:
             via_fanout=VIA_FANOUT, types=EXPAND_TYPES,
             type_weights=dict(self.expansion.type_weights), decay=self.expansion.decay,
             beta=self.expansion.degree_beta, expand_limit=options.expand_limit, **filters)
-        limits = {Channel.VECTOR: options.seed_k * 4, Channel.FULLTEXT: options.seed_k * 4}
+        keys = {c: filter_key(c, filters) for c in (Channel.VECTOR, Channel.FULLTEXT)}
+        limits = {c: self.oversample.limit(key, options.seed_k) for c, key in keys.items()}
         while True:
             row = await self.store.read_row("retrieval/search", oversample=limits[Channel.VECTOR],
                                             fulltext_limit=limits[Channel.FULLTEXT], **params)
             candidates, scores = from_statement(row["candidates"])
             seen = {Channel.VECTOR: row["vector_seen"], Channel.FULLTEXT: row["fulltext_seen"]}
+            for c, key in keys.items():
+                self.oversample.observe(key, seen[c], row[f"{c.value}_kept"])
             short = [c for c in limits if c in options.channels and len(scores.get(c, {})) < options.seed_k
                      and seen[c] >= limits[c] and limits[c] < MAX_OVERSAMPLE]
             if not short:
@@ -209,7 +214,7 @@ class RetrievalService:
 
     async def _fulltext_seeds(self, escaped: str, limit: int, filters: dict[str, Any]) -> list[dict[str, Any]]:
         """Like ``_vector_seeds``: ask for 4x more (up to MAX_OVERSAMPLE) while the filters leave too few."""
-        oversample = limit * 4
+        oversample = self.oversample.limit(filter_key(Channel.FULLTEXT, filters), limit)
         while True:
             rows = await self.store.read("retrieval/seed_fulltext", index=FULLTEXT_INDEX, query=escaped,
                                          oversample=oversample, limit=limit, **filters)
@@ -219,8 +224,9 @@ class RetrievalService:
 
     async def _vector_seeds(self, qvec: list[float], limit: int, filters: dict[str, Any]) -> list[dict[str, Any]]:
         """The index returns the nearest nodes of ALL namespaces; when the filters leave too few, ask for more
-        (x4 each time, up to MAX_OVERSAMPLE) so a small namespace among large ones still gets its seeds."""
-        oversample = limit * 4
+        (x4 each time, up to MAX_OVERSAMPLE) so a small namespace among large ones still gets its seeds. It starts
+        from ``self.oversample``'s limit but does not teach it (the statement path does)."""
+        oversample = self.oversample.limit(filter_key(Channel.VECTOR, filters), limit)
         available: int | None = None
         while True:
             rows = await self.store.read("retrieval/seed_vector", index=VECTOR_INDEX, embedding=qvec,
@@ -349,6 +355,13 @@ class RetrievalService:
         for step in candidate.path:
             value *= self.expansion.type_weights.get(step.type, 0.0) * step.weight
         return max(value, 0.0) if math.isfinite(value) else 0.0
+
+
+def filter_key(channel: Channel, filters: dict[str, Any]) -> tuple[Any, ...]:
+    """What decides the share of an index's rows a search keeps: the channel and the filters (but ``now``)."""
+    kinds = filters["kinds"]
+    return (channel.value, tuple(filters["namespaces"]), tuple(filters["statuses"]),
+            tuple(kinds) if kinds is not None else None, filters["as_of"], filters["after"], filters["before"])
 
 
 def scoring_fields(data: dict[str, Any], now: datetime) -> tuple[datetime, int, float]:

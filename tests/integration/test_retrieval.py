@@ -155,6 +155,17 @@ async def test_bad_queries_are_refused(retrieval: RetrievalService, namespace: s
         SearchOptions(namespaces=(namespace,), k=0)
 
 
+class CountingStore(Store):
+    """The real store, counting the search statements it runs and the index rows each asked for."""
+
+    asked: list[int]
+
+    async def read_row(self, name: str, /, **params: Any) -> dict[str, Any]:
+        if name == "retrieval/search":
+            self.asked.append(params["oversample"])
+        return await super().read_row(name, **params)
+
+
 async def test_small_namespace_among_a_large_one_still_gets_vector_seeds(
         service: MemoryService, store: Store, retrieval: RetrievalService, namespace: str) -> None:
     crowd = namespace + "-crowd"
@@ -164,6 +175,31 @@ async def test_small_namespace_among_a_large_one_still_gets_vector_seeds(
         response = await retrieval.search("What is Erin's locker code?", SearchOptions(
             namespaces=(namespace,), channels=(Channel.VECTOR,), seed_k=5, hops=0))
         assert ids(response) == [mine]  # the first 20 index hits are all the crowd's: it had to ask for more
+    finally:
+        await store.wipe_namespace(crowd)
+
+
+async def test_the_index_rows_asked_follow_what_the_filters_kept(service: MemoryService, store: Store,
+                                                                 namespace: str) -> None:
+    crowd = namespace + "-crowd"
+    counting = CountingStore(store.driver, store.settings)
+    counting.asked = []
+    retrieval = RetrievalService(counting, service.embedder, service.settings)
+    options = SearchOptions(namespaces=(namespace,), channels=(Channel.VECTOR,), seed_k=5, hops=0)
+    try:
+        await write(service, crowd, *[f"Erin's locker code is {1000 + i}." for i in range(150)])
+        (mine,) = await write(service, namespace, "Erin's locker code is 4411.")
+        assert ids(await retrieval.search("What is Erin's locker code?", options)) == [mine]
+        assert counting.asked[:2] == [20, 80]  # 4 x seed_k, all the crowd's: asked again
+        counting.asked.clear()
+        assert ids(await retrieval.search("Erin's locker code, please", options)) == [mine]
+        assert len(counting.asked) == 1  # learned: enough rows at the first ask
+        assert counting.asked[0] > 80
+        counting.asked.clear()
+        alone = SearchOptions(namespaces=(namespace, crowd), channels=(Channel.VECTOR,), seed_k=5, hops=0)
+        await retrieval.search("Erin's locker code", alone)  # every row passes: 20 asked, 20 kept
+        await retrieval.search("Erin's locker", alone)
+        assert counting.asked == [20, 10]  # seed_k * 2 once the share kept is known
     finally:
         await store.wipe_namespace(crowd)
 

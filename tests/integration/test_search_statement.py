@@ -15,6 +15,7 @@ from graphmem.models import MemoryDraft, MemoryKind, Relation, RelationType, utc
 from graphmem.retrieval import Channel, RerankMode, RetrievalService, SearchOptions
 from graphmem.retrieval.candidates import Candidate
 from graphmem.retrieval.fusion import fuse
+from graphmem.retrieval.oversample import Oversample
 from graphmem.retrieval.types import Fusion
 from graphmem.service import MemoryService
 from graphmem.store import Step
@@ -68,8 +69,10 @@ OPTION_SETS: list[dict[str, Any]] = [
 async def test_one_statement_matches_the_stepwise_reference(service: MemoryService, namespace: str,
                                                              extra: dict[str, Any]) -> None:
     await random_graph(service, namespace, random.Random(11))
-    one = RetrievalService(service.store, service.embedder, service.settings)
-    steps = RetrievalService(service.store, service.embedder, service.settings, one_statement=False)
+    fixed = Oversample(adaptive=False)  # both ask the indexes for the same rows
+    one = RetrievalService(service.store, service.embedder, service.settings, oversample=fixed)
+    steps = RetrievalService(service.store, service.embedder, service.settings, one_statement=False,
+                             oversample=fixed)
     options = SearchOptions(namespaces=(namespace,), k=20, rerank=RerankMode.NONE, **extra)
     compared = 0
     for query in QUERIES:
