@@ -1,13 +1,17 @@
 // The candidates of a search, with their similarity to the query computed in the database.
 // Parameters: $ids, $embedding.
-// Returns ONE row: candidates, a list of maps {memory (the fields the ranking reads: id, created_at as an
-// ISO-8601 string, access_count, confidence), score (cosine as (1 + cos) / 2, or null)}.
-// Why so: one row, as the driver's cost per record dominated; only what the ranking needs, as a search returns
-// a few of its ~170 candidates (retrieval/memories reads those in full: projecting and decoding every field of
-// every candidate was a tenth of a 100k search).
+// Returns ONE row: candidates, a list of maps {memory (map of every Memory property but the embedding, its
+// datetimes as ISO-8601 strings), score (cosine as (1 + cos) / 2, or null)}.
+// Why so: one row, as the driver's cost per record dominated; the properties named, as `m {.*}` reads the
+// embedding too; datetimes as strings, as the driver's DateTime hydration cost more than the query itself.
+// Every Memory field must be listed here (tests/unit/test_retrieval_pure.py checks it).
 UNWIND $ids AS id
 MATCH (m:Memory {id: id})
 RETURN collect({
-  memory: {id: m.id, created_at: toString(m.created_at), access_count: m.access_count, confidence: m.confidence},
+  memory: m {.id, .namespace, .kind, .content, .confidence, .importance, .access_count, .status, .tags,
+             .source, .sources, .reinforced_count, .content_hash, .signature, .metadata_json,
+             last_accessed_at: toString(m.last_accessed_at), created_at: toString(m.created_at),
+             updated_at: toString(m.updated_at), valid_from: toString(m.valid_from),
+             valid_until: toString(m.valid_until), expires_at: toString(m.expires_at)},
   score: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $embedding) END
 }) AS candidates

@@ -13,8 +13,7 @@
 //   $as_of, $after, $before (datetimes or null).
 // Returns ONE row: vector_seen and fulltext_seen (rows each index gave), vector_kept and fulltext_kept (how many
 // of them passed the filters), candidates: a list of maps
-// {memory (the fields the ranking reads, as in retrieval/candidates; retrieval/memories reads those returned),
-// score (cosine as (1 + cos) / 2, or null; a vector seed's is the index's),
+// {memory (as in retrieval/candidates), score (cosine as (1 + cos) / 2, or null; a vector seed's is the index's),
 // hits (per channel {channel, score, rank}), fused (the seed's fused activation, the best seed 1.0; 0 when not a
 // seed), received (activation that came over edges), path (the strongest way in: maps {source_id, target_id,
 // type, weight}), seed_id}.
@@ -194,8 +193,14 @@ CALL (seeds, hop1, hop2) {
   RETURN seeded + expanded AS picked
 }
 RETURN vector_seen, vector_kept, fulltext_seen, fulltext_kept, [c IN picked | {
-  memory: {id: c.m.id, created_at: toString(c.m.created_at), access_count: c.m.access_count,
-           confidence: c.m.confidence},
+  memory: {id: c.m.id, namespace: c.m.namespace, kind: c.m.kind, content: c.m.content,
+           confidence: c.m.confidence, importance: c.m.importance, access_count: c.m.access_count,
+           status: c.m.status, tags: c.m.tags, source: c.m.source, sources: c.m.sources,
+           reinforced_count: c.m.reinforced_count, content_hash: c.m.content_hash, signature: c.m.signature,
+           metadata_json: c.m.metadata_json, last_accessed_at: toString(c.m.last_accessed_at),
+           created_at: toString(c.m.created_at), updated_at: toString(c.m.updated_at),
+           valid_from: toString(c.m.valid_from), valid_until: toString(c.m.valid_until),
+           expires_at: toString(c.m.expires_at)},
   score: coalesce([h IN c.hits WHERE h.channel = 'vector'][0].score,
                   CASE WHEN c.m.embedding IS NULL THEN null ELSE vector.similarity.cosine(c.m.embedding, $embedding) END),
   hits: coalesce(c.hits, []), fused: c.fused, received: c.received, seed_id: c.way.seed.id,

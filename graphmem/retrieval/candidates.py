@@ -17,8 +17,7 @@ ChannelScores = dict[Channel, dict[str, float]]
 @dataclass(frozen=True)
 class Candidate:
     data: dict[str, Any]
-    """What the ranking reads of the memory (id, created_at, access_count, confidence), as ``retrieval/search``
-    and ``retrieval/candidates`` map it (nulls dropped)."""
+    """The memory as ``retrieval/candidates`` maps it (nulls dropped), for ``memory_from_map``."""
     cosine: float
     """Cosine similarity to the query (0 without an embedding)."""
     fused: float = 0.0
@@ -31,9 +30,9 @@ class Candidate:
 
 
 def memory_data(data: Mapping[str, Any]) -> dict[str, Any]:
-    """A memory map of ``retrieval/memories`` (or a candidate's) for ``memory_from_map``: its properties are named
-    in the statement, so one a node lacks comes back as null; dropped, as ``m {.*}`` would not have had it (the
-    model's default applies)."""
+    """A ``retrieval/candidates`` memory map for ``memory_from_map``: its properties are named in the statement,
+    so one a node lacks comes back as null; dropped, as ``m {.*}`` would not have had it (the model's default
+    applies)."""
     return {k: v for k, v in data.items() if v is not None}
 
 

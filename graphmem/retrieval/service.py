@@ -17,7 +17,7 @@ from graphmem.llm import LLMClient
 from graphmem.models import Memory, Vector, check_namespace, utcnow
 from graphmem.retrieval.access import AccessRecorder
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache
-from graphmem.retrieval.candidates import Candidate, ChannelScores, from_statement, from_steps, memory_data
+from graphmem.retrieval.candidates import Candidate, ChannelScores, from_statement, from_steps
 from graphmem.retrieval.expansion import Activation, Edge, ExpansionConfig, seed_state, spread_hop
 from graphmem.retrieval.formula import FormulaWeights, formula_score
 from graphmem.retrieval.fusion import RRF_K, fuse
@@ -312,13 +312,10 @@ class RetrievalService:
         scored.sort(key=lambda x: (-x[0], x[1]))
         need = max(options.k, LLM_CANDIDATES) if options.rerank is RerankMode.LLM else options.k
         ranks = {c: {i: r for r, i in enumerate(sorted(s, key=lambda x: -s[x]), 1)} for c, s in channel_scores.items()}
-        stored = await self._memories([i for _, i, *_ in scored[:need]], self._filters(options, now)["statuses"])
         ordered = []
         for score, i, similarity, formula, rec, freq in scored[:need]:
-            if (data := stored.get(i)) is None:  # deleted or superseded since the search statement read it
-                continue
             c = candidates[i]
-            memory = memory_from_map(data)
+            memory = memory_from_map(c.data)
             parts = ScoreParts(
                 channels={ch.value: round(s[i], 6) for ch, s in channel_scores.items() if i in s},
                 ranks={ch.value: r[i] for ch, r in ranks.items() if i in r},
@@ -341,12 +338,6 @@ class RetrievalService:
                     for r in head]
         reranked.sort(key=lambda r: (-r.score, -(r.parts.similarity), r.memory.id))
         return reranked + ordered[LLM_CANDIDATES:], RerankMode.LLM, None
-
-    async def _memories(self, ids: list[str], statuses: list[str]) -> dict[str, dict[str, Any]]:
-        """The memories to return, in full, by id (the candidates carry only what the ranking reads); one that
-        left ``statuses`` (or the store) since the search statement read it is not among them."""
-        row = await self.store.read_row("retrieval/memories", ids=ids, statuses=statuses)
-        return {m["id"]: memory_data(m) for m in row["memories"]}
 
     def _inherited(self, candidate: Candidate, candidates: dict[str, Candidate]) -> float:
         """Relevance passed down the path: the seed's cosine times each edge's type and edge weight."""

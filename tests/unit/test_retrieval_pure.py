@@ -144,18 +144,12 @@ def test_cache_ttl_and_size() -> None:
     assert cache.get((2,), ["n"]) == 2
 
 
-def test_memories_projection_names_every_memory_field() -> None:
-    projection = CypherLoader()("retrieval/memories")
+@pytest.mark.parametrize("name", ["retrieval/candidates", "retrieval/search"])
+def test_candidates_projection_names_every_memory_field(name: str) -> None:
+    projection = CypherLoader()(name)
     named = set(re.findall(r"\.(\w+)", projection)) | set(re.findall(r"(\w+): toString", projection))
     stored = {"metadata_json" if f == "metadata" else f for f in Memory.model_fields}
-    assert stored - named == set(), "a Memory field missing from cypher/retrieval/memories.cypher"
-
-
-@pytest.mark.parametrize("name", ["retrieval/candidates", "retrieval/search"])
-def test_candidates_project_what_the_ranking_reads(name: str) -> None:
-    projection = CypherLoader()(name).split("memory: {", 1)[1].split("}", 1)[0]
-    named = set(re.findall(r"(\w+): ", projection))
-    assert named == {"id", "created_at", "access_count", "confidence"}  # scoring_fields and the id
+    assert stored - named == set(), f"a Memory field missing from cypher/{name}.cypher"
 
 
 def test_candidate_maps_read_iso_datetimes_and_treat_null_as_absent() -> None:
