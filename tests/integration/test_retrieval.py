@@ -190,11 +190,11 @@ async def test_the_index_rows_asked_follow_what_the_filters_kept(service: Memory
         await write(service, crowd, *[f"Erin's locker code is {1000 + i}." for i in range(150)])
         (mine,) = await write(service, namespace, "Erin's locker code is 4411.")
         assert ids(await retrieval.search("What is Erin's locker code?", options)) == [mine]
-        assert counting.asked[:2] == [20, 80]  # 4 x seed_k, all the crowd's: asked again
+        assert counting.asked[0] == 20  # 4 x seed_k while nothing is known; kept: 1 of 20 at best
         counting.asked.clear()
         assert ids(await retrieval.search("Erin's locker code, please", options)) == [mine]
         assert len(counting.asked) == 1  # learned: enough rows at the first ask
-        assert counting.asked[0] > 80
+        assert counting.asked[0] >= 200  # seed_k * 2 / (1 / 20) at least
         counting.asked.clear()
         alone = SearchOptions(namespaces=(namespace, crowd), channels=(Channel.VECTOR,), seed_k=5, hops=0)
         await retrieval.search("Erin's locker code", alone)  # every row passes: 20 asked, 20 kept
