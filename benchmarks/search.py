@@ -28,9 +28,9 @@ One run does everything:
    about facts present in every size. graphmem runs three modes, round-robin per query (so drifts in machine
    load hit all three alike), each through its own ``RetrievalService`` (its own result cache):
    - ``vector-only``: channels=(VECTOR,), hops=0, rerank=NONE;
-   - ``fused``: all four channels, RRF, hops=0, rerank=FORMULA;
-   - ``fused+expansion``: the defaults (all channels, hops=1, rerank=FORMULA);
-   - ``vec+text+expansion``: a what-if, the defaults without the recency and popularity seed channels.
+   - ``fused``: the default channels (vector, full text), RRF, hops=0, rerank=FORMULA;
+   - ``fused+expansion``: the defaults (vector + full-text seeds, hops=1, rerank=FORMULA);
+   - ``all-channels+expansion``: a what-if, the defaults plus the recency and popularity seed channels.
    Reported per size and mode: p50/p95 of each stage of ``timings_ms`` (embed, seeds, expand, rerank, total),
    of the end-to-end time measured around ``search()`` in the client, and of each Cypher statement; every
    response is checked to be ``cached == False``.

@@ -70,11 +70,11 @@ STEPWISE = "stepwise"
 MODES: dict[str, dict[str, Any]] = {
     "vector-only": {"channels": (Channel.VECTOR,), "hops": 0, "rerank": RerankMode.NONE},
     "fused": {"hops": 0},
-    "fused+expansion": {},  # the defaults: all channels, hops=1, rerank=FORMULA
+    "fused+expansion": {},  # the defaults: vector + full-text seeds, hops=1, rerank=FORMULA
     # the same search statement by statement (7 round trips), as before the one-statement path: the ratio
     "stepwise": {STEPWISE: True},
-    # what-if, for the findings: the default without the recency and popularity seed channels
-    "vec+text+expansion": {"channels": (Channel.VECTOR, Channel.FULLTEXT)},
+    # what-if, for the findings: the default plus the recency and popularity seed channels (opt-in)
+    "all-channels+expansion": {"channels": (Channel.VECTOR, Channel.FULLTEXT, Channel.RECENCY, Channel.POPULARITY)},
 }
 DEFAULT_MODE = "fused+expansion"
 

@@ -182,7 +182,8 @@ def eval_() -> None:
               help="LoCoMo JSON (a list of samples).")
 @click.option("--sample", "samples", multiple=True, help="Only these sample ids (e.g. conv-26); default all.")
 @click.option("--modes", default="vector,fused,expanded,formula,llm", show_default=True,
-              help="Comma-separated search modes (llm runs only with GRAPHMEM_LLM_BASE_URL set).")
+              help="Comma-separated search modes (llm runs only with GRAPHMEM_LLM_BASE_URL set; "
+                   "all-channels: formula with the recency and popularity seeds too).")
 @click.option("--sessions", type=click.IntRange(min=1), default=None,
               help="Cut each sample to its first N sessions (own namespace; quick runs).")
 @click.option("--reimport", is_flag=True, help="Run the (idempotent) import even when the namespace is complete.")

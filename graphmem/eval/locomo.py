@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from graphmem.llm import LLMClient
 
 MAIN_CATEGORIES = (1, 2, 3, 4)
+DEFAULT_CHANNELS: tuple[Channel, ...] = SearchOptions.model_fields["channels"].default
+"""The seed channels a search uses by default (vector and full text): the modes measure the defaults."""
 ALL_CHANNELS = (Channel.VECTOR, Channel.FULLTEXT, Channel.RECENCY, Channel.POPULARITY)
 Progress = Callable[[int], object]
 
@@ -53,12 +55,14 @@ class Mode:
 
 MODES: dict[str, Mode] = {
     "vector": Mode((Channel.VECTOR,), 0, RerankMode.NONE),
-    "fused": Mode(ALL_CHANNELS, 0, RerankMode.NONE),
-    "expanded": Mode(ALL_CHANNELS, 1, RerankMode.NONE),
-    "formula": Mode(ALL_CHANNELS, 1, RerankMode.FORMULA),
-    "llm": Mode(ALL_CHANNELS, 1, RerankMode.LLM),
+    "fused": Mode(DEFAULT_CHANNELS, 0, RerankMode.NONE),
+    "expanded": Mode(DEFAULT_CHANNELS, 1, RerankMode.NONE),
+    "formula": Mode(DEFAULT_CHANNELS, 1, RerankMode.FORMULA),
+    "llm": Mode(DEFAULT_CHANNELS, 1, RerankMode.LLM),
+    # not run by default: the formula search with the recency and popularity seeds too (--modes all-channels)
+    "all-channels": Mode(ALL_CHANNELS, 1, RerankMode.FORMULA),
 }
-DEFAULT_MODES = tuple(MODES)
+DEFAULT_MODES = ("vector", "fused", "expanded", "formula", "llm")
 
 
 class Retriever(Protocol):

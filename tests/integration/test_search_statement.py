@@ -61,6 +61,7 @@ OPTION_SETS: list[dict[str, Any]] = [
     {"fusion": Fusion.WEIGHTED},
     {"channels": (Channel.VECTOR, Channel.FULLTEXT), "seed_k": 8, "expand_limit": 12},
     {"channels": (Channel.RECENCY, Channel.POPULARITY), "seed_k": 5},
+    {"channels": (Channel.VECTOR, Channel.FULLTEXT, Channel.RECENCY, Channel.POPULARITY)},
     {"kinds": (MemoryKind.SEMANTIC,), "seed_k": 10},
 ]
 
