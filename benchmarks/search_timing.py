@@ -74,7 +74,7 @@ MODES: dict[str, dict[str, Any]] = {
     # the same search statement by statement (7 round trips), as before the one-statement path: the ratio
     "stepwise": {STEPWISE: True},
     # what-if, for the findings: the default plus the recency and popularity seed channels (opt-in)
-    "all-channels+expansion": {"channels": (Channel.VECTOR, Channel.FULLTEXT, Channel.RECENCY, Channel.POPULARITY)},
+    "all-channels+expansion": {"channels": tuple(Channel)},
 }
 DEFAULT_MODE = "fused+expansion"
 

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 MAIN_CATEGORIES = (1, 2, 3, 4)
 DEFAULT_CHANNELS: tuple[Channel, ...] = SearchOptions.model_fields["channels"].default
 """The seed channels a search uses by default (vector and full text): the modes measure the defaults."""
-ALL_CHANNELS = (Channel.VECTOR, Channel.FULLTEXT, Channel.RECENCY, Channel.POPULARITY)
+ALL_CHANNELS = tuple(Channel)
 Progress = Callable[[int], object]
 
 
