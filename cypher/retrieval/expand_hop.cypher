@@ -5,7 +5,8 @@
 // Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
 // Returns ONE row: nodes, per frontier node with edges a map {key (element id), id (graphmem id or entity name),
 // degree, and one list per edge field: out (the edge leaves this node), type, weight, to_key (element id of the
-// other end), to_id, to_memory (the other end is a Memory)}.
+// other end), to_id, to_memory (the other end is a Memory), to_degree (the other end's degree: which entities and
+// turns may walk on)}.
 // One row of columns, not a row per edge: the driver's cost per record, and per value converted, dominated.
 // The edges are sorted before the far end's filters are checked, so that LIMIT stops after reading the few it keeps
 // (rows keep the sort's order through the WHERE; see retrieval/search).
@@ -27,6 +28,7 @@ CALL (a) {
   LIMIT $fanout
 }
 WITH a, collect(startNode(r) = a) AS out, collect(type(r)) AS types, collect(coalesce(r.weight, 1.0)) AS weights,
-     collect(elementId(m)) AS to_keys, collect(coalesce(m.id, m.name)) AS to_ids, collect(m:Memory) AS to_memory
+     collect(elementId(m)) AS to_keys, collect(coalesce(m.id, m.name)) AS to_ids, collect(m:Memory) AS to_memory,
+     collect(COUNT { (m)--() }) AS to_degree
 RETURN collect({key: elementId(a), id: coalesce(a.id, a.name), degree: COUNT { (a)--() }, out: out, type: types,
-                weight: weights, to_key: to_keys, to_id: to_ids, to_memory: to_memory}) AS nodes
+                weight: weights, to_key: to_keys, to_id: to_ids, to_memory: to_memory, to_degree: to_degree}) AS nodes

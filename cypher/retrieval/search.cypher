@@ -8,7 +8,7 @@
 //   $channels (list of channel names), $channel_weights (map channel -> weight), $fusion ('rrf'|'weighted'),
 //   $rrf_k, $seed_k; $vector_index, $embedding, $oversample; $fulltext_index, $fulltext_query (escaped, or null),
 //   $fulltext_limit;
-//   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $types, $type_weights (map type -> weight),
+//   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $via_max_degree, $types, $type_weights (map type -> weight),
 //   $decay, $beta, $expand_limit; and the common filters $namespaces, $statuses, $kinds (list or null), $now,
 //   $as_of, $after, $before (datetimes or null).
 // Returns ONE row: vector_seen and fulltext_seen (rows each index gave), vector_kept and fulltext_kept (how many
@@ -144,15 +144,18 @@ CALL (seeds) {
   WITH v, sum(passed) AS received, collect([passed, u, r])[0] AS best
   RETURN collect({node: v, received: received, passed: best[0], seed: best[1], rels: [best[2]], order: 1}) AS hop1
 }
-// Hop, step 2: the $via_limit strongest entities and turns reached walk their $via_fanout strongest edges and pass
-// on to the memories there (seed -ABOUT-> entity <-ABOUT- memory). Only they walk in this step, and only the
-// memories at the other end count, so each walked edge passes once, from the walker.
+// Hop, step 2: the $via_limit strongest entities and turns reached, of at most $via_max_degree edges, walk their
+// $via_fanout strongest edges and pass on to the memories there (seed -ABOUT-> entity <-ABOUT- memory). Only they
+// walk in this step, and only the memories at the other end count, so each walked edge passes once, from the walker.
+// A hub (an entity hundreds of memories are ABOUT) does not walk: its edges tie on type and weight, so the
+// $via_fanout it would walk are an arbitrary few of its memories, and sorting its edges was most of this step's time.
 CALL (hop1) {
   UNWIND hop1 AS h
   WITH h WHERE NOT h.node:Memory
-  WITH h ORDER BY h.received DESC, elementId(h.node) LIMIT $via_limit
   WITH h, h.node AS u
   WITH h, u, COUNT { (u)--() } AS deg
+  WITH h, u, deg WHERE deg <= $via_max_degree
+  WITH h, u, deg ORDER BY h.received DESC, elementId(u) LIMIT $via_limit
   CALL (u) {
     MATCH (u)-[r]-(m)
     WHERE type(r) IN $types

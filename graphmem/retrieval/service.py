@@ -48,6 +48,10 @@ search's database time; on LoCoMo (benchmarks/expansion_limits.py) 10 x 10 kept 
 (expanded R@10 .662 vs .655, multi-hop R@5 .299 vs .291; formula mode identical)."""
 VIA_FANOUT = 10
 """Edges each of them walks (their strongest)."""
+VIA_MAX_DEGREE = 100
+"""Entities and turns with more edges than this do not walk on. A hub's edges tie on type and weight, so the
+``VIA_FANOUT`` it walks are an arbitrary few of its hundreds of memories; sorting its edges was most of the entity
+step's time (benchmarks/expansion_limits.py measures recall with and without the cap)."""
 LLM_CANDIDATES = 20
 QUERY_VECTORS = 1024
 """Query embeddings kept (least recently used out)."""
@@ -154,7 +158,7 @@ class RetrievalService:
             fusion=options.fusion.value, rrf_k=RRF_K, seed_k=options.seed_k,
             vector_index=VECTOR_INDEX, embedding=qvec, fulltext_index=FULLTEXT_INDEX, fulltext_query=text,
             hops=options.hops, frontier_limit=FRONTIER_LIMIT, fanout=FANOUT, via_limit=VIA_LIMIT,
-            via_fanout=VIA_FANOUT, types=EXPAND_TYPES,
+            via_fanout=VIA_FANOUT, via_max_degree=VIA_MAX_DEGREE, types=EXPAND_TYPES,
             type_weights=dict(self.expansion.type_weights), decay=self.expansion.decay,
             beta=self.expansion.degree_beta, expand_limit=options.expand_limit, **filters)
         keys = {c: filter_key(c, filters) for c in (Channel.VECTOR, Channel.FULLTEXT)}
@@ -257,7 +261,7 @@ class RetrievalService:
             # both are linked to (memory -ABOUT-> entity <-ABOUT- memory; memory -DERIVED_FROM-> turn <- ...).
             received = await self._step(frontier, keys, degree, state, config, hop, filters,
                                         limit=FRONTIER_LIMIT, fanout=FANOUT)
-            via = {k: a for k, a in received.items() if k not in keys}
+            via = {k: a for k, a in received.items() if k not in keys and degree[k] <= VIA_MAX_DEGREE}
             if via:
                 for k, a in (await self._step(via, keys, degree, state, config, hop, filters,
                                               limit=VIA_LIMIT, fanout=VIA_FANOUT)).items():
@@ -277,11 +281,12 @@ class RetrievalService:
         for node in row["nodes"]:
             here, here_id = node["key"], node["id"]
             degree[here] = int(node["degree"])
-            for out, type_, weight, there, there_id, memory in zip(
+            for out, type_, weight, there, there_id, memory, there_degree in zip(
                     node["out"], node["type"], node["weight"], node["to_key"], node["to_id"], node["to_memory"],
-                    strict=True):
+                    node["to_degree"], strict=True):
                 if memory:
                     keys[there] = there_id
+                degree[there] = int(there_degree)
                 edges.append(Edge(here, there, type_, float(weight), here_id, there_id) if out
                              else Edge(there, here, type_, float(weight), there_id, here_id))
         return spread_hop(state, top, edges, degree, config, hop)

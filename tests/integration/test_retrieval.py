@@ -293,3 +293,29 @@ async def test_a_walk_takes_the_strongest_edges_that_pass_the_filters(service: M
     reached = {r.memory.id for r in response.results if r.memory.id != seed}
     assert ids(response)[0] == seed
     assert reached == set(semantic[-FANOUT:])
+
+
+@pytest.mark.parametrize("one_statement", [True, False], ids=["one-statement", "stepwise"])
+async def test_a_hub_entity_does_not_walk_on(service: MemoryService, namespace: str, one_statement: bool,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # The seed is ABOUT a small entity (3 memories) and a hub (more than VIA_MAX_DEGREE): the step through an
+    # entity reaches the small one's memories; the hub's would be an arbitrary few of its many, so it passes none.
+    import graphmem.retrieval.service as retrieval_service
+
+    monkeypatch.setattr(retrieval_service, "VIA_MAX_DEGREE", 8)
+    [seed] = await write(service, namespace, "The Orion cluster stores the customer records of Project Falcon.",
+                         entities=("Zedra", "Acme"))
+    small = await write(service, namespace, "Zedra signed the lease.", "Zedra owns two boats.", entities=("Zedra",))
+    crowd = await write(service, namespace, *(f"Acme shipped order {i}." for i in range(9)), entities=("Acme",))
+    retrieval = RetrievalService(service.store, service.embedder, service.settings, one_statement=one_statement)
+    options = SearchOptions(namespaces=(namespace,), k=50, channels=(Channel.VECTOR,), seed_k=1, hops=1,
+                            expand_limit=50, rerank=RerankMode.NONE)
+    response = await retrieval.search("Where are Project Falcon's customer records?", options)
+    assert ids(response)[0] == seed
+    assert set(ids(response)[1:]) == set(small)
+    assert all([p.type for p in r.path] == ["ABOUT", "ABOUT"] for r in response.results[1:])
+    assert not set(crowd) & set(ids(response))
+    monkeypatch.setattr(retrieval_service, "VIA_MAX_DEGREE", 100)  # under the cap, the hub walks on too
+    retrieval = RetrievalService(service.store, service.embedder, service.settings, one_statement=one_statement)
+    wider = await retrieval.search("Where are Project Falcon's customer records?", options)
+    assert set(crowd) & set(ids(wider))

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import graphmem.retrieval.service as retrieval_service
 from graphmem.models import MemoryDraft, MemoryKind, Relation, RelationType, utcnow
 from graphmem.retrieval import Channel, RerankMode, RetrievalService, SearchOptions
 from graphmem.retrieval.candidates import Candidate
@@ -63,13 +64,21 @@ OPTION_SETS: list[dict[str, Any]] = [
     {"channels": (Channel.RECENCY, Channel.POPULARITY), "seed_k": 5},
     {"channels": (Channel.VECTOR, Channel.FULLTEXT, Channel.RECENCY, Channel.POPULARITY)},
     {"kinds": (MemoryKind.SEMANTIC,), "seed_k": 10},
+    {"via_max_degree": 12},  # some entities are hubs: they must not walk on, in both paths
 ]
 
 
 @pytest.mark.parametrize("extra", OPTION_SETS, ids=lambda e: ",".join(f"{k}" for k in e) or "defaults")
 async def test_one_statement_matches_the_stepwise_reference(service: MemoryService, namespace: str,
-                                                             extra: dict[str, Any]) -> None:
+                                                             extra: dict[str, Any],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    extra = dict(extra)
+    if (cap := extra.pop("via_max_degree", None)) is not None:
+        monkeypatch.setattr(retrieval_service, "VIA_MAX_DEGREE", cap)
     await random_graph(service, namespace, random.Random(11))
+    if cap is not None:
+        degrees = [r["degree"] for r in await service.store.read("test/entity_degrees", namespace=namespace)]
+        assert min(degrees) <= cap < max(degrees), degrees
     fixed = Oversample(adaptive=False)  # both ask the indexes for the same rows
     one = RetrievalService(service.store, service.embedder, service.settings, oversample=fixed)
     steps = RetrievalService(service.store, service.embedder, service.settings, one_statement=False,
