@@ -8,15 +8,17 @@
 //   $channels (list of channel names), $channel_weights (map channel -> weight), $fusion ('rrf'|'weighted'),
 //   $rrf_k, $seed_k; $vector_index, $embedding, $oversample; $fulltext_index, $fulltext_query (escaped, or null),
 //   $fulltext_limit;
-//   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $via_max_degree, $types, $type_weights (map type -> weight),
-//   $decay, $beta, $expand_limit; and the common filters $namespaces, $statuses, $kinds (list or null), $now,
-//   $as_of, $after, $before (datetimes or null).
+//   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $via_max_degree, $types,
+//   $type_weights (map type -> weight), $decay, $beta, $expand_limit; the ranking's $rerank, $w_similarity,
+//   $w_recency, $w_frequency, $w_confidence, $half_life_days, $frequency_cap, $default_confidence, $keep; and the
+//   common filters $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
 // Returns ONE row: vector_seen and fulltext_seen (rows each index gave), vector_kept and fulltext_kept (how many
-// of them passed the filters), candidates: a list of maps
+// of them passed the filters), seeds (every seed: {id, hits: per channel {channel, score, rank}}), candidates: the
+// $keep best (see Ranking), best first, as maps
 // {memory (as in retrieval/candidates), score (cosine as (1 + cos) / 2, or null; a vector seed's is the index's),
-// hits (per channel {channel, score, rank}), fused (the seed's fused activation, the best seed 1.0; 0 when not a
-// seed), received (activation that came over edges), path (the strongest way in: maps {source_id, target_id,
-// type, weight}), seed_id}.
+// seed_cosine (the cosine of the seed its path starts from, or null), fused (the seed's fused activation, the best
+// seed 1.0; 0 when not a seed), received (activation that came over edges), path (the strongest way in: maps
+// {source_id, target_id, type, weight}), seed_id}.
 // Ties: seeds of equal score by id; the frontiers are the strongest nodes, ties by element id; a node walks its strongest edges (type
 // weight * edge weight), ties by element id; expanded memories by activation, ties by id.
 // A walk sorts a node's edges first and checks the far end's filters after: rows keep the sort's order through the
@@ -195,19 +197,48 @@ CALL (seeds, hop1, hop2) {
   WITH seeded, [y IN collect(x) WHERE y IS NOT NULL][..$expand_limit] AS expanded
   RETURN seeded + expanded AS picked
 }
-RETURN vector_seen, vector_kept, fulltext_seen, fulltext_kept, [c IN picked | {
-  memory: {id: c.m.id, namespace: c.m.namespace, kind: c.m.kind, content: c.m.content,
-           confidence: c.m.confidence, importance: c.m.importance, access_count: c.m.access_count,
-           status: c.m.status, tags: c.m.tags, source: c.m.source, sources: c.m.sources,
-           reinforced_count: c.m.reinforced_count, content_hash: c.m.content_hash, signature: c.m.signature,
-           metadata_json: c.m.metadata_json, last_accessed_at: toString(c.m.last_accessed_at),
-           created_at: toString(c.m.created_at), updated_at: toString(c.m.updated_at),
-           valid_from: toString(c.m.valid_from), valid_until: toString(c.m.valid_until),
-           expires_at: toString(c.m.expires_at)},
-  score: coalesce([h IN c.hits WHERE h.channel = 'vector'][0].score,
-                  CASE WHEN c.m.embedding IS NULL THEN null ELSE vector.similarity.cosine(c.m.embedding, $embedding) END),
-  hits: coalesce(c.hits, []), fused: c.fused, received: c.received, seed_id: c.way.seed.id,
-  path: [r IN coalesce(c.way.rels, []) | {source_id: coalesce(startNode(r).id, startNode(r).name, elementId(startNode(r))),
-                                          target_id: coalesce(endNode(r).id, endNode(r).name, elementId(endNode(r))),
-                                          type: type(r), weight: toFloat(coalesce(r.weight, 1.0))}]
-}] AS candidates
+// Ranking (service._rank): every candidate's score as the client computes it, so that only the $keep best come back
+// (null: all). The client scores those again; this only decides which it gets. A candidate's similarity is the
+// larger of its cosine and its seed's cosine times each edge's type and edge weight on its path (not below 0);
+// $rerank 'none' ranks by fused + received, any other mode by the formula (weights $w_*, $half_life_days,
+// $frequency_cap; a null confidence counts as $default_confidence, a null created_at as now).
+CALL (picked) {
+  UNWIND picked AS c
+  WITH c, coalesce([h IN c.hits WHERE h.channel = 'vector'][0].score,
+                   CASE WHEN c.m.embedding IS NULL THEN null ELSE vector.similarity.cosine(c.m.embedding, $embedding) END)
+          AS score
+  WITH collect({c: c, score: score, cos: CASE WHEN score IS NULL THEN 0.0 ELSE 2.0 * score - 1.0 END}) AS all
+  UNWIND all AS x
+  WITH all, x, CASE WHEN x.c.way IS NULL THEN null ELSE [y IN all WHERE y.c.m = x.c.way.seed][0].cos END AS seed_cos
+  WITH x, seed_cos, CASE WHEN seed_cos IS NULL THEN 0.0 ELSE seed_cos * reduce(p = 1.0, r IN x.c.way.rels |
+         p * coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0)) END AS inherited,
+       coalesce($as_of, $now) AS at
+  WITH x, seed_cos, reduce(hi = 0.0, v IN [x.cos, inherited] | CASE WHEN v > hi THEN v ELSE hi END) AS similarity,
+       CASE WHEN x.c.m.created_at IS NULL OR x.c.m.created_at >= at THEN null
+            ELSE duration.inSeconds(x.c.m.created_at, at) END AS age,
+       log(1.0 + CASE WHEN coalesce(x.c.m.access_count, 0) > 0 THEN x.c.m.access_count ELSE 0 END)
+         / log(1.0 + $frequency_cap) AS freq
+  WITH x, seed_cos, CASE $rerank WHEN 'none' THEN x.c.fused + x.c.received
+       ELSE $w_similarity * similarity
+            + $w_recency * CASE WHEN age IS NULL THEN 1.0 ELSE exp(-log(2.0)
+                * (age.seconds + age.nanosecondsOfSecond / 1e9) / 86400.0 / $half_life_days) END
+            + $w_frequency * CASE WHEN freq > 1.0 THEN 1.0 ELSE freq END
+            + $w_confidence * coalesce(x.c.m.confidence, $default_confidence) END AS base
+  ORDER BY base DESC, x.c.m.id
+  LIMIT coalesce($keep, 1000000000)
+  RETURN collect(x {.*, seed_cos: seed_cos}) AS ranked
+}
+RETURN vector_seen, vector_kept, fulltext_seen, fulltext_kept, [x IN ranked | {
+  memory: {id: x.c.m.id, namespace: x.c.m.namespace, kind: x.c.m.kind, content: x.c.m.content,
+           confidence: x.c.m.confidence, importance: x.c.m.importance, access_count: x.c.m.access_count,
+           status: x.c.m.status, tags: x.c.m.tags, source: x.c.m.source, sources: x.c.m.sources,
+           reinforced_count: x.c.m.reinforced_count, content_hash: x.c.m.content_hash, signature: x.c.m.signature,
+           metadata_json: x.c.m.metadata_json, last_accessed_at: toString(x.c.m.last_accessed_at),
+           created_at: toString(x.c.m.created_at), updated_at: toString(x.c.m.updated_at),
+           valid_from: toString(x.c.m.valid_from), valid_until: toString(x.c.m.valid_until),
+           expires_at: toString(x.c.m.expires_at)},
+  score: x.score, seed_cosine: x.seed_cos, fused: x.c.fused, received: x.c.received, seed_id: x.c.way.seed.id,
+  path: [r IN coalesce(x.c.way.rels, []) | {source_id: coalesce(startNode(r).id, startNode(r).name, elementId(startNode(r))),
+                                            target_id: coalesce(endNode(r).id, endNode(r).name, elementId(endNode(r))),
+                                            type: type(r), weight: toFloat(coalesce(r.weight, 1.0))}]
+}] AS candidates, [c IN picked WHERE c.hits IS NOT NULL | {id: c.m.id, hits: c.hits}] AS seeds

@@ -4,7 +4,7 @@ them to the ranking: memory, cosine, fused seed activation, activation received 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from graphmem.retrieval.expansion import Activation, path_steps
@@ -27,6 +27,8 @@ class Candidate:
     path: tuple[PathStep, ...] = ()
     """The strongest way in from a seed; empty for a seed."""
     seed_id: str | None = None
+    seed_cosine: float | None = None
+    """The cosine of the seed the path starts from (None: a seed, or its seed is not a candidate)."""
 
 
 def memory_data(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -41,19 +43,20 @@ def cosine(index_score: float | None) -> float:
     return 2.0 * index_score - 1.0 if index_score is not None else 0.0
 
 
-def from_statement(rows: list[dict[str, Any]]) -> tuple[dict[str, Candidate], ChannelScores]:
-    """The candidates and channel scores of a ``retrieval/search`` row's ``candidates``."""
-    hits: list[tuple[int, Channel, str, float]] = []
+def from_statement(rows: list[dict[str, Any]], seeds: list[dict[str, Any]]) -> tuple[dict[str, Candidate],
+                                                                                   ChannelScores]:
+    """The candidates and channel scores of a ``retrieval/search`` row: its ``candidates`` (maybe only the best)
+    and its ``seeds`` (all of them, with their hits)."""
+    hits = [(int(h["rank"]), Channel(h["channel"]), s["id"], float(h["score"])) for s in seeds for h in s["hits"]]
     found: dict[str, Candidate] = {}
     for row in rows:
         data = memory_data(row["memory"])
-        mid = data["id"]
-        hits.extend((int(h["rank"]), Channel(h["channel"]), mid, float(h["score"])) for h in row["hits"])
-        found[mid] = Candidate(
+        found[data["id"]] = Candidate(
             data=data, cosine=cosine(row["score"]), fused=float(row["fused"]), received=float(row["received"]),
             path=tuple(PathStep(source_id=s["source_id"], target_id=s["target_id"], type=s["type"],
                                 weight=float(s["weight"])) for s in row["path"]),
-            seed_id=row["seed_id"])
+            seed_id=row["seed_id"],
+            seed_cosine=float(row["seed_cosine"]) if row["seed_cosine"] is not None else None)
     scores: ChannelScores = {}
     for _, channel, mid, score in sorted(hits, key=lambda h: h[0]):
         scores.setdefault(channel, {})[mid] = score
@@ -78,4 +81,5 @@ def from_steps(rows: list[dict[str, Any]], seeds: Mapping[str, float], state: Ma
             received=(act.value - fused) if act is not None else 0.0,
             path=path_steps(act.path) if act is not None and reached else (),
             seed_id=keys.get(act.seed) if act is not None and act.seed and reached else None)
-    return found
+    return {mid: replace(c, seed_cosine=found[c.seed_id].cosine) if c.seed_id in found else c
+            for mid, c in found.items()}

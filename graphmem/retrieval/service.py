@@ -53,6 +53,9 @@ VIA_MAX_DEGREE = 100
 ``VIA_FANOUT`` it walks are an arbitrary few of its hundreds of memories; sorting its edges was most of the entity
 step's time (benchmarks/expansion_limits.py measures recall with and without the cap)."""
 LLM_CANDIDATES = 20
+KEEP_MARGIN = 5
+"""Candidates the search statement returns beyond those the ranking needs: its scores and the client's are the
+same formula in two languages, so a near tie at the cut may fall either way."""
 QUERY_VECTORS = 1024
 """Query embeddings kept (least recently used out)."""
 _ACCESS_COUNT = int(Memory.model_fields["access_count"].default)
@@ -142,14 +145,17 @@ class RetrievalService:
         return SearchResponse(query=query, results=tuple(results[: options.k]), rerank=mode, fallback_reason=reason,
                               timings_ms={k: round(v, 3) for k, v in timings.items()})
 
-    async def _graph(self, query: str, qvec: list[float], options: SearchOptions,
-                     filters: dict[str, Any]) -> tuple[dict[str, Candidate], ChannelScores]:
+    async def _graph(self, query: str, qvec: list[float], options: SearchOptions, filters: dict[str, Any], *,
+                     keep_all: bool = False) -> tuple[dict[str, Candidate], ChannelScores]:
         """Seeds, fusion, one hop of expansion and the candidates in one statement (``retrieval/search``).
 
         The vector and full-text indexes return the best nodes of ALL namespaces: each is asked for as many rows as
         ``self.oversample`` expects to leave ``seed_k`` after the filters (it learns from every statement); when
         they leave fewer and the index had more to give, the statement runs again with 4x that channel's rows (up
-        to ``MAX_OVERSAMPLE``), so a small namespace among large ones still gets its seeds."""
+        to ``MAX_OVERSAMPLE``), so a small namespace among large ones still gets its seeds.
+
+        The statement ranks the candidates as ``_rank`` does and returns the ``_need`` best and ``KEEP_MARGIN``
+        more (``keep_all``: every one): reading a hundred memories to return ten was a tenth of a search."""
         escaped = lucene_escape(query)
         text = escaped if escaped.strip() else None
         params = dict(
@@ -160,13 +166,17 @@ class RetrievalService:
             hops=options.hops, frontier_limit=FRONTIER_LIMIT, fanout=FANOUT, via_limit=VIA_LIMIT,
             via_fanout=VIA_FANOUT, via_max_degree=VIA_MAX_DEGREE, types=EXPAND_TYPES,
             type_weights=dict(self.expansion.type_weights), decay=self.expansion.decay,
-            beta=self.expansion.degree_beta, expand_limit=options.expand_limit, **filters)
+            beta=self.expansion.degree_beta, expand_limit=options.expand_limit,
+            rerank="none" if options.rerank is RerankMode.NONE else "formula", w_similarity=self.weights.similarity,
+            w_recency=self.weights.recency, w_frequency=self.weights.frequency, w_confidence=self.weights.confidence,
+            half_life_days=self.weights.half_life_days, frequency_cap=self.weights.frequency_cap,
+            default_confidence=_CONFIDENCE, keep=None if keep_all else self._need(options) + KEEP_MARGIN, **filters)
         keys = {c: filter_key(c, filters) for c in (Channel.VECTOR, Channel.FULLTEXT)}
         limits = {c: self.oversample.limit(key, options.seed_k) for c, key in keys.items()}
         while True:
             row = await self.store.read_row("retrieval/search", oversample=limits[Channel.VECTOR],
                                             fulltext_limit=limits[Channel.FULLTEXT], **params)
-            candidates, scores = from_statement(row["candidates"])
+            candidates, scores = from_statement(row["candidates"], row["seeds"])
             seen = {Channel.VECTOR: row["vector_seen"], Channel.FULLTEXT: row["fulltext_seen"]}
             for c, key in keys.items():
                 self.oversample.observe(key, seen[c], row[f"{c.value}_kept"])
@@ -308,14 +318,14 @@ class RetrievalService:
         scored = []
         for i, c in candidates.items():  # scores of every candidate; result objects only for those returned
             created_at, access_count, confidence = scoring_fields(c.data, now)
-            inherited = self._inherited(c, candidates) if c.path else 0.0
+            inherited = self._inherited(c) if c.path else 0.0
             similarity = max(c.cosine, inherited)
             formula, rec, freq = formula_score(similarity, created_at, access_count, confidence, options.as_of or now,
                                                self.weights)
             base = c.fused + c.received if options.rerank is RerankMode.NONE else formula
             scored.append((round(base, 6), i, similarity, formula, rec, freq))
         scored.sort(key=lambda x: (-x[0], x[1]))
-        need = max(options.k, LLM_CANDIDATES) if options.rerank is RerankMode.LLM else options.k
+        need = self._need(options)
         ranks = {c: {i: r for r, i in enumerate(sorted(s, key=lambda x: -s[x]), 1)} for c, s in channel_scores.items()}
         ordered = []
         for score, i, similarity, formula, rec, freq in scored[:need]:
@@ -344,10 +354,14 @@ class RetrievalService:
         reranked.sort(key=lambda r: (-r.score, -(r.parts.similarity), r.memory.id))
         return reranked + ordered[LLM_CANDIDATES:], RerankMode.LLM, None
 
-    def _inherited(self, candidate: Candidate, candidates: dict[str, Candidate]) -> float:
+    @staticmethod
+    def _need(options: SearchOptions) -> int:
+        """How many candidates the ranking returns (an LLM rerank reads ``LLM_CANDIDATES``)."""
+        return max(options.k, LLM_CANDIDATES) if options.rerank is RerankMode.LLM else options.k
+
+    def _inherited(self, candidate: Candidate) -> float:
         """Relevance passed down the path: the seed's cosine times each edge's type and edge weight."""
-        seed = candidates.get(candidate.seed_id or "")
-        value = seed.cosine if seed is not None else 0.0
+        value = candidate.seed_cosine if candidate.seed_cosine is not None else 0.0
         for step in candidate.path:
             value *= self.expansion.type_weights.get(step.type, 0.0) * step.weight
         return max(value, 0.0) if math.isfinite(value) else 0.0

@@ -5,6 +5,7 @@ counts and creation times, under several option sets. Real Neo4j, real embedder.
 
 from __future__ import annotations
 
+import itertools
 import random
 from datetime import timedelta
 from typing import Any
@@ -17,6 +18,7 @@ from graphmem.retrieval import Channel, RerankMode, RetrievalService, SearchOpti
 from graphmem.retrieval.candidates import Candidate
 from graphmem.retrieval.fusion import fuse
 from graphmem.retrieval.oversample import Oversample
+from graphmem.retrieval.service import KEEP_MARGIN
 from graphmem.retrieval.types import Fusion
 from graphmem.service import MemoryService
 from graphmem.store import Step
@@ -88,7 +90,7 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
     for query in QUERIES:
         qvec = service.embedder.embed_query(query)
         filters = one._filters(options, utcnow())
-        got, got_scores = await one._graph(query, qvec, options, filters)
+        got, got_scores = await one._graph(query, qvec, options, filters, keep_all=True)
         channel_scores, seed_keys = await steps._seeds(query, qvec, options, filters)
 
         seeds = fuse(options.fusion, channel_scores, options.channel_weights)
@@ -105,9 +107,24 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
         compared += len(ref)
         if options.hops:
             assert any(c.received > 0 and c.path for c in got.values()), "the graph must exercise the expansion"
-        a = await one.search(query, options)
-        b = await steps.search(query, options)
-        assert [(r.memory.id, r.score) for r in a.results] == [(r.memory.id, r.score) for r in b.results]
-        assert "graph" in a.timings_ms
-        assert "seeds" in b.timings_ms
+        for rerank in (RerankMode.NONE, RerankMode.FORMULA):  # the statement returns only the best it ranked
+            asked = options.model_copy(update={"rerank": rerank, "k": 5})
+            a = await one.search(query, asked)
+            b = await steps.search(query, asked)
+            assert [r.memory.id for r in a.results] == [r.memory.id for r in b.results], (query, rerank)
+            for x, y in zip(a.results, b.results, strict=True):  # each search has its own now: recency may differ
+                assert (x.score, x.parts.recency) == pytest.approx((y.score, y.parts.recency), abs=1e-5)
+                assert x.parts.model_copy(update={"recency": 0}) == y.parts.model_copy(update={"recency": 0})
+            assert len(a.results) == 5
+            assert "graph" in a.timings_ms
+            assert "seeds" in b.timings_ms
+            # the statement's own order (best first) is the client's score order
+            ranked, ranked_scores = await one._graph(query, qvec, asked, filters, keep_all=True)
+            scored = await one._rank(query, ranked, ranked_scores, asked.model_copy(update={"k": len(ranked)}),
+                                     filters["now"])
+            python = {r.memory.id: r.score for r in scored[0]}
+            order = [python[i] for i in ranked]
+            assert all(x >= y - 1e-6 for x, y in itertools.pairwise(order)), (query, rerank, order)
+            best, _ = await one._graph(query, qvec, asked, filters)
+            assert list(best) == list(ranked)[:5 + KEEP_MARGIN]
     assert compared > 50

@@ -80,16 +80,25 @@ def test_an_edge_listed_by_both_its_ends_passes_once_each_way() -> None:
 def test_statement_rows_become_candidates_with_ranks_paths_and_cosines() -> None:
     rows = [
         {"memory": {"id": "a", "content": "x", "tags": None}, "score": 0.9, "fused": 1.0, "received": 0.1,
-         "hits": [{"channel": "fulltext", "score": 2.0, "rank": 2}, {"channel": "vector", "score": 0.9, "rank": 1}],
-         "path": [], "seed_id": None},
-        {"memory": {"id": "b", "content": "y"}, "score": None, "fused": 0.0, "received": 0.3, "hits": [],
-         "path": [{"source_id": "a", "target_id": "b", "type": "CAUSES", "weight": 0.5}], "seed_id": "a"},
+         "path": [], "seed_id": None, "seed_cosine": None},
+        {"memory": {"id": "b", "content": "y"}, "score": None, "fused": 0.0, "received": 0.3,
+         "path": [{"source_id": "a", "target_id": "b", "type": "CAUSES", "weight": 0.5}], "seed_id": "a",
+         "seed_cosine": 0.8},
         {"memory": {"id": "c", "content": "z"}, "score": 0.5, "fused": 0.4, "received": 0.0,
-         "hits": [{"channel": "fulltext", "score": 3.0, "rank": 1}], "path": [], "seed_id": None},
+         "path": [], "seed_id": None, "seed_cosine": None},
     ]
-    found, scores = from_statement(rows)
+    seeds = [  # every seed, also one the statement did not return among the best
+        {"id": "a", "hits": [{"channel": "fulltext", "score": 2.0, "rank": 2}, {"channel": "vector", "score": 0.9,
+                                                                               "rank": 1}]},
+        {"id": "c", "hits": [{"channel": "fulltext", "score": 3.0, "rank": 1}]},
+        {"id": "d", "hits": [{"channel": "vector", "score": 0.7, "rank": 2}]},
+    ]
+    found, scores = from_statement(rows, seeds)
     assert list(scores[F]) == ["c", "a"]  # in rank order, whatever the row order
-    assert scores[V] == {"a": 0.9}
+    assert scores[V] == {"a": 0.9, "d": 0.7}
+    assert "d" not in found
+    assert found["b"].seed_cosine == 0.8
+    assert found["a"].seed_cosine is None
     assert found["a"].cosine == pytest.approx(0.8)  # (1 + cos) / 2 back to the cosine
     assert found["b"].cosine == 0.0  # no embedding
     assert "tags" not in found["a"].data  # null: absent, the model's default applies
