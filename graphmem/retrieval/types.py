@@ -48,7 +48,10 @@ class SearchOptions(BaseModel):
     """How many candidates each seed channel contributes."""
     hops: int = Field(default=1, ge=0, le=3)
     """Relation expansion depth (0: none)."""
-    expand_limit: int = Field(default=50, ge=0, le=1000)
+    expand_limit: int = Field(default=20, ge=0, le=1000)
+    """How many memories reached over edges (not seeds) become candidates, the most activated. On the LoCoMo dev
+    split 10, 25 and 50 gave the same recall and MRR in every mode (a seed's received activation moves it; a memory
+    only reached rarely ranks in the first 20), and every one is a cosine to compute (~0.08 ms at 100k)."""
     rerank: RerankMode = RerankMode.FORMULA
     statuses: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE,)
     """Which statuses may be returned; the default hides superseded, archived and deleted memories."""
