@@ -12,6 +12,7 @@ import neo4j
 
 from graphmem.config import Settings
 from graphmem.models import Memory, MemoryKind, MemoryStatus, ScoredMemory, utcnow
+from graphmem.store.autocommit import read_one_row
 from graphmem.store.cypher import CypherLoader
 from graphmem.store.errors import translated
 from graphmem.store.records import memory_from_map
@@ -34,12 +35,6 @@ class Step:
 async def _run(tx: neo4j.AsyncManagedTransaction, query: LiteralString, params: dict[str, Any]) -> list[Row]:
     result = await tx.run(query, params)
     return [record.data() async for record in result]
-
-
-async def _run_row(tx: neo4j.AsyncManagedTransaction, query: LiteralString, params: dict[str, Any]) -> Row:
-    result = await tx.run(query, params)
-    record = await result.single(strict=True)
-    return dict(zip(record.keys(), record.values(), strict=True))
 
 
 class Store:
@@ -78,10 +73,12 @@ class Store:
     async def read_row(self, name: str, /, **params: Any) -> Row:
         """The one row of a statement that returns exactly one, its values as the driver decoded them: without
         ``record.data()``'s conversion pass (a third of a search's client CPU), so only for statements that
-        return maps, lists and scalars (no nodes, relationships or paths)."""
+        return maps, lists and scalars (no nodes, relationships or paths). In an auto-commit transaction, retried as
+        a managed one would be (``store/autocommit``): one round trip less."""
         query = self.cypher(name)
-        async with translated(name), self.driver.session(database=self.database) as session:
-            return await session.execute_read(_run_row, query, params)
+        async with translated(name):
+            return await read_one_row(self.driver, self.database, query, params,
+                                      retry_s=self.settings.neo4j_timeout_s)
 
     async def write(self, steps: Sequence[Step]) -> list[list[Row]]:
         """Run the steps in ONE transaction (retried as a whole by the driver on transient errors)."""
