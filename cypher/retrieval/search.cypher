@@ -103,44 +103,32 @@ CALL (vector, fulltext, recency, popularity) {
   RETURN [s IN seeds | {node: s.node, hits: s.hits, a: CASE WHEN top > 0 THEN s.fused / top ELSE s.fused END}]
          AS seeds
 }
-// Hop, step 1 (expansion.spread_hop): the strongest seeds walk their $fanout strongest edges each; every distinct
-// edge passes activation from each of its ends that is in the frontier to the other:
-// a(u) * type weight * edge weight * decay / degree(u) ^ beta. Per node reached: the sum, and the strongest pass
-// [passed, from, edge] (its path is built only for the candidates, at the end).
+// Hop, step 1 (expansion.spread_hop): the strongest seeds walk their $fanout strongest edges each and pass
+// a(u) * type weight * edge weight * decay / degree(u) ^ beta to the far end; an edge passes from the seeds that
+// walked it only. Per node reached: the sum, and the strongest pass [passed, from, edge] (its path is built only
+// for the candidates, at the end).
 CALL (seeds) {
   UNWIND seeds AS s
   WITH s WHERE $hops > 0
-  WITH s.node AS n, s.a AS act ORDER BY act DESC, elementId(n) LIMIT $frontier_limit
-  WITH collect({node: n, act: act, deg: COUNT { (n)--() }}) AS frontier
-  CALL (frontier) {
-    UNWIND frontier AS f
-    WITH f.node AS u
-    CALL (u) {
-      MATCH (u)-[r]-(m)
-      WHERE type(r) IN $types
-      WITH r, m ORDER BY coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0) DESC, elementId(r)
-      WITH r, m WHERE m.namespace IN $namespaces
-        AND (m:Entity OR m:Turn OR (m:Memory AND m.status IN $statuses
-          AND ($kinds IS NULL OR m.kind IN $kinds)
-          AND (m.expires_at IS NULL OR m.expires_at > $now)
-          AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
-                                  AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
-          AND ($after IS NULL OR m.created_at >= $after)
-          AND ($before IS NULL OR m.created_at < $before)))
-      RETURN r
-      LIMIT $fanout
-    }
-    RETURN collect(DISTINCT r) AS rels
+  WITH s.node AS u, s.a AS act ORDER BY act DESC, elementId(u) LIMIT $frontier_limit
+  WITH u, act, COUNT { (u)--() } AS deg
+  CALL (u) {
+    MATCH (u)-[r]-(m)
+    WHERE type(r) IN $types
+    WITH r, m ORDER BY coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0) DESC, elementId(r)
+    WITH r, m WHERE m.namespace IN $namespaces
+      AND (m:Entity OR m:Turn OR (m:Memory AND m.status IN $statuses
+        AND ($kinds IS NULL OR m.kind IN $kinds)
+        AND (m.expires_at IS NULL OR m.expires_at > $now)
+        AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
+                                AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
+        AND ($after IS NULL OR m.created_at >= $after)
+        AND ($before IS NULL OR m.created_at < $before)))
+    RETURN r, m AS v
+    LIMIT $fanout
   }
-  WITH frontier, [f IN frontier | f.node] AS walkers, rels
-  UNWIND rels AS r
-  WITH frontier, walkers, r, startNode(r) AS s, endNode(r) AS t
-  UNWIND [[s, t], [t, s]] AS uv
-  WITH frontier, r, uv WHERE uv[0] IN walkers
-  WITH r, uv[1] AS v, [f IN frontier WHERE f.node = uv[0]][0] AS f
-  WITH v, f.node AS u, r,
-       f.act * toFloat(coalesce($type_weights[type(r)], 0.0)) * toFloat(coalesce(r.weight, 1.0)) * $decay
-         / (CASE WHEN f.deg < 1 THEN 1 ELSE f.deg END) ^ $beta AS passed
+  WITH v, u, r, act * toFloat(coalesce($type_weights[type(r)], 0.0)) * toFloat(coalesce(r.weight, 1.0)) * $decay
+                  / (CASE WHEN deg < 1 THEN 1 ELSE deg END) ^ $beta AS passed
   WHERE passed > 0
   WITH v, u, r, passed ORDER BY passed DESC
   WITH v, sum(passed) AS received, collect([passed, u, r])[0] AS best

@@ -53,26 +53,28 @@ def seed_state(seeds: Mapping[str, float]) -> dict[str, Activation]:
     return {key: Activation(value=a, best_in=a, seed=key) for key, a in seeds.items()}
 
 
-def spread_hop(state: dict[str, Activation], frontier: Mapping[str, float], edges: Sequence[Edge],
+def spread_hop(state: dict[str, Activation], frontier: Mapping[str, float], walks: Sequence[tuple[str, Edge]],
                degree: Mapping[str, int], config: ExpansionConfig, hop: int) -> dict[str, float]:
-    """Pass the frontier's activation over ``edges`` (either direction); returns what each node received.
+    """Pass the frontier's activation over the edges its nodes walked: ``walks`` are ``(walker, edge)`` pairs, the
+    walker one end of the edge (either direction); returns what each node received.
 
-    An edge listed twice (both its ends walked it) passes once each way."""
+    An edge passes from the nodes that walked it only: when both ends walked it, once each way; when one did, from
+    that one (the other's activation goes over the edges it walked). A pair listed twice counts once."""
     incoming: dict[str, float] = {}
-    for edge in dict.fromkeys(edges):
-        for u, v in ((edge.source, edge.target), (edge.target, edge.source)):
-            a_u = frontier.get(u)
-            if not a_u:
-                continue
-            passed = (a_u * config.type_weights.get(edge.type, 0.0) * edge.weight * config.decay
-                      / max(degree.get(u, 1), 1) ** config.degree_beta)
-            if passed <= 0.0:
-                continue
-            incoming[v] = incoming.get(v, 0.0) + passed
-            node = state.setdefault(v, Activation(hops=hop))
-            if passed > node.best_in and node.hops != 0:
-                src = state[u]
-                node.best_in, node.path, node.seed, node.hops = passed, (*src.path, edge), src.seed, hop
+    for u, edge in dict.fromkeys(walks):
+        a_u = frontier.get(u)
+        if not a_u:
+            continue
+        v = edge.target if edge.source == u else edge.source
+        passed = (a_u * config.type_weights.get(edge.type, 0.0) * edge.weight * config.decay
+                  / max(degree.get(u, 1), 1) ** config.degree_beta)
+        if passed <= 0.0:
+            continue
+        incoming[v] = incoming.get(v, 0.0) + passed
+        node = state.setdefault(v, Activation(hops=hop))
+        if passed > node.best_in and node.hops != 0:
+            src = state[u]
+            node.best_in, node.path, node.seed, node.hops = passed, (*src.path, edge), src.seed, hop
     for v, a in incoming.items():
         state[v].value += a
     return incoming
@@ -86,9 +88,11 @@ def path_steps(path: Sequence[Edge]) -> tuple[PathStep, ...]:
 
 def spread(seeds: Mapping[str, float], edges_by_hop: Sequence[Sequence[Edge]], degree: Mapping[str, int],
            config: ExpansionConfig) -> dict[str, Activation]:
-    """Activation of every node reached, seeds included (``edges_by_hop[h]`` leave the frontier of hop h)."""
+    """Activation of every node reached, seeds included (``edges_by_hop[h]`` leave the frontier of hop h: every
+    frontier node at an end of one walks it)."""
     state = seed_state(seeds)
     frontier: Mapping[str, float] = dict(seeds)
     for hop, edges in enumerate(edges_by_hop[: config.hops], start=1):
-        frontier = spread_hop(state, frontier, edges, degree, config, hop)
+        walks = [(end, e) for e in edges for end in dict.fromkeys((e.source, e.target)) if end in frontier]
+        frontier = spread_hop(state, frontier, walks, degree, config, hop)
     return state

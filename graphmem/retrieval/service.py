@@ -287,7 +287,7 @@ class RetrievalService:
         top = dict(sorted(frontier.items(), key=lambda kv: (-kv[1], kv[0]))[:limit])
         (row,) = await self.store.read("retrieval/expand_hop", frontier=list(top), types=EXPAND_TYPES,
                                        type_weights=dict(config.type_weights), fanout=fanout, **filters)
-        edges = []
+        walks = []
         for node in row["nodes"]:
             here, here_id = node["key"], node["id"]
             degree[here] = int(node["degree"])
@@ -297,9 +297,9 @@ class RetrievalService:
                 if memory:
                     keys[there] = there_id
                 degree[there] = int(there_degree)
-                edges.append(Edge(here, there, type_, float(weight), here_id, there_id) if out
-                             else Edge(there, here, type_, float(weight), there_id, here_id))
-        return spread_hop(state, top, edges, degree, config, hop)
+                walks.append((here, Edge(here, there, type_, float(weight), here_id, there_id) if out
+                                     else Edge(there, here, type_, float(weight), there_id, here_id)))
+        return spread_hop(state, top, walks, degree, config, hop)
 
     async def _candidates(self, seeds: dict[str, float], state: dict[str, Activation], keys: dict[str, str],
                           options: SearchOptions, qvec: list[float], vector: dict[str, float]) -> dict[str, Candidate]:

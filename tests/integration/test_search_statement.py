@@ -18,7 +18,7 @@ from graphmem.retrieval import Channel, RerankMode, RetrievalService, SearchOpti
 from graphmem.retrieval.candidates import Candidate
 from graphmem.retrieval.fusion import fuse
 from graphmem.retrieval.oversample import Oversample
-from graphmem.retrieval.service import KEEP_MARGIN
+from graphmem.retrieval.service import FANOUT, KEEP_MARGIN
 from graphmem.retrieval.types import Fusion
 from graphmem.service import MemoryService
 from graphmem.store import Step
@@ -45,6 +45,8 @@ async def random_graph(service: MemoryService, ns: str, rng: random.Random) -> l
     types = [RelationType.RELATES_TO, RelationType.CAUSES, RelationType.SUPPORTS, RelationType.PART_OF,
              RelationType.FOLLOWS, RelationType.CONTRADICTS]
     pairs = {(a, b) for a, b in (rng.sample(ids, 2) for _ in range(160))}
+    hub = ids[0]  # more edges than FANOUT: seeds it does not walk to still walk to it
+    pairs |= {(hub, b) for b in rng.sample(ids[1:], FANOUT + 10)}
     await service.relate(ns, [Relation(source_id=a, target_id=b, type=rng.choice(types),
                                        weight=round(rng.uniform(0.2, 1.0), 3)) for a, b in pairs])
     touched = [{"id": i, "n": rng.randint(1, 9), "at": now - timedelta(minutes=rng.randint(0, 999))}

@@ -12,7 +12,7 @@ from graphmem.models import Memory, MemoryKind
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache
 from graphmem.retrieval.candidates import from_statement
 from graphmem.retrieval.candidates import memory_data as candidate_map
-from graphmem.retrieval.expansion import Edge, ExpansionConfig, path_steps, spread
+from graphmem.retrieval.expansion import Edge, ExpansionConfig, path_steps, seed_state, spread, spread_hop
 from graphmem.retrieval.formula import FormulaWeights, formula_score, frequency, recency
 from graphmem.retrieval.fusion import fuse, rrf, weighted
 from graphmem.retrieval.service import scoring_fields
@@ -75,6 +75,19 @@ def test_an_edge_listed_by_both_its_ends_passes_once_each_way() -> None:
     state = spread({"s": 1.0, "t": 0.5}, [[both, both]], {}, cfg)  # s and t both walked it
     assert math.isclose(state["t"].value, 0.5 + 1.0 * 0.6)
     assert math.isclose(state["s"].value, 1.0 + 0.5 * 0.6)
+
+
+def test_an_edge_passes_only_from_the_ends_that_walked_it() -> None:
+    cfg = ExpansionConfig(hops=1, decay=1.0, degree_beta=0.0)
+    st = edge("s", "t", "RELATES_TO")
+    state = seed_state({"s": 1.0, "t": 0.5})
+    got = spread_hop(state, {"s": 1.0, "t": 0.5}, [("s", st), ("s", st)], {}, cfg, 1)  # t did not walk it
+    assert got == {"t": pytest.approx(0.6)}  # listed twice, passed once, and not back to s
+    assert math.isclose(state["s"].value, 1.0)
+    state = seed_state({"s": 1.0, "t": 0.5})
+    got = spread_hop(state, {"s": 1.0, "t": 0.5}, [("t", st)], {}, cfg, 1)  # walked from its target
+    assert got == {"s": pytest.approx(0.3)}
+    assert state["s"].path == ()  # a seed keeps no path
 
 
 def test_statement_rows_become_candidates_with_ranks_paths_and_cosines() -> None:
