@@ -17,20 +17,12 @@ from typing import Any, LiteralString
 import neo4j
 from neo4j import exceptions as nx
 
-Row = dict[str, Any]
-
 FIRST_DELAY_S = 0.05
 MAX_DELAY_S = 1.0
 
 
-def retryable(exc: BaseException) -> bool:
-    if isinstance(exc, nx.Neo4jError | nx.DriverError):
-        return bool(exc.is_retryable())
-    return False
-
-
 async def read_one_row(driver: neo4j.AsyncDriver, database: str, query: LiteralString, params: dict[str, Any], *,
-                       retry_s: float) -> Row:
+                       retry_s: float) -> dict[str, Any]:
     """The one row a read statement returns (its values as the driver decoded them)."""
     deadline = time.monotonic() + retry_s
     delay = FIRST_DELAY_S
@@ -42,7 +34,7 @@ async def read_one_row(driver: neo4j.AsyncDriver, database: str, query: LiteralS
                 return dict(zip(record.keys(), record.values(), strict=True))
         except (nx.Neo4jError, nx.DriverError) as exc:
             pause = delay * random.uniform(0.8, 1.2)
-            if not retryable(exc) or time.monotonic() + pause > deadline:
+            if not exc.is_retryable() or time.monotonic() + pause > deadline:
                 raise
         await asyncio.sleep(pause)
         delay = min(delay * 2, MAX_DELAY_S)
