@@ -187,11 +187,18 @@ def eval_() -> None:
 @click.option("--sessions", type=click.IntRange(min=1), default=None,
               help="Cut each sample to its first N sessions (own namespace; quick runs).")
 @click.option("--reimport", is_flag=True, help="Run the (idempotent) import even when the namespace is complete.")
+@click.option("--corpus", type=click.Choice(["turns+facts", "turns"]), default="turns+facts", show_default=True,
+              help="turns: the dialog turns only (what an agent has before reflection; own namespace); "
+                   "turns+facts: LoCoMo's observations too.")
+@click.option("--passes", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Ask the questions this many times in order, access counts kept (as the API records them); "
+                   "later passes are reported beside the first.")
 @click.option("--out", default="benchmarks/results/locomo_eval.json", show_default=True,
               type=click.Path(dir_okay=False), help="Where to write the JSON report.")
 def eval_locomo(data: str, samples: tuple[str, ...], modes: str, sessions: int | None, reimport: bool,
-                out: str) -> None:
-    """Import LoCoMo samples (namespace locomo-<sample>) and score retrieval per mode and question category."""
+                corpus: str, passes: int, out: str) -> None:
+    """Import LoCoMo samples (namespace locomo-<sample>) and score retrieval per mode and question category, with
+    access recording on, as the service records them."""
     import json
     from pathlib import Path
 
@@ -203,12 +210,13 @@ def eval_locomo(data: str, samples: tuple[str, ...], modes: str, sessions: int |
     settings = Settings()
     wanted = [m.strip() for m in modes.split(",") if m.strip()]
     runnable, _ = split_modes(wanted, llm_configured=llm_configured(settings))
-    total = count_searches(data, samples or None, runnable, sessions)
+    total = count_searches(data, samples or None, runnable, sessions, passes)
 
     async def run() -> dict[str, object]:
         with tqdm(total=total, unit="query", desc="eval locomo") as bar:
             return await evaluate(settings, data, samples=samples or None, modes=wanted, reimport=reimport,
-                                  sessions=sessions, progress=bar.update, note=click.echo)
+                                  sessions=sessions, progress=bar.update, note=click.echo, corpus=corpus,
+                                  passes=passes)
 
     report = asyncio.run(run())
     Path(out).parent.mkdir(parents=True, exist_ok=True)
@@ -296,6 +304,30 @@ def db_reembed(page: int) -> None:
         click.echo(f"re-embedded {report.memories} memories with {settings.embedding_model} "
                    f"({report.dimension} dims); index {'rebuilt' if report.index_rebuilt else 'kept'}; "
                    f"schema version {report.schema.version}")
+
+    asyncio.run(run())
+
+
+@db.command("rebuild-graph")
+@click.option("--namespace", "namespaces", multiple=True, help="Only these namespaces (default: every one).")
+@click.option("--page", default=500, show_default=True, help="Memories per transaction.")
+def db_rebuild_graph(namespaces: tuple[str, ...], page: int) -> None:
+    """Run the write path's graph construction (entities from content, SIMILAR_TO, FOLLOWS) over stored memories:
+    for graphs written before it, or after GRAPHMEM_GRAPH_* changed. Idempotent."""
+    from tqdm import tqdm
+
+    from graphmem.graph.construct import graph_options
+    from graphmem.graph.rebuild import rebuild_graph
+    from graphmem.store import Store
+
+    async def run() -> None:
+        settings = Settings()
+        async with Store.connect(settings) as store:
+            with tqdm(unit="memory", desc="rebuild graph") as bar:
+                report = await rebuild_graph(store, graph_options(settings), namespaces=namespaces or None,
+                                             similarity=settings.embedding_similarity, page=page,
+                                             progress=bar.update)
+        click.echo(report.line())
 
     asyncio.run(run())
 

@@ -107,6 +107,17 @@ class Settings(BaseSettings):
     """Also require the same key details (numbers, names, negations, time words) before merging."""
     dedupe_alpha: float = Field(default=0.2, ge=0.0, le=1.0)
     """How far a repeat moves the existing memory's confidence towards 1 (scaled by the repeat's confidence)."""
+    # --- graph construction on write (graphmem/graph/construct.py; no LLM call per write) --------------
+    graph_follows: bool = True
+    """Link each episodic memory of a task to the one before it (``FOLLOWS``, with the gap in seconds)."""
+    graph_entities: bool = True
+    """Link memories ``ABOUT`` the people, places, things, activities and dates found in their content."""
+    graph_entity_limit: int = Field(default=8, ge=0, le=32)
+    """Entities taken from one memory's content (the caller's own entities come on top)."""
+    graph_similar_k: int = Field(default=3, ge=0, le=20)
+    """``SIMILAR_TO`` edges from a new memory to its nearest active memories of the namespace (0: none) ..."""
+    graph_similar_min: float = Field(default=0.6, ge=-1.0, le=1.0)
+    """... at or above this cosine (weight = cosine)."""
     idempotency_ttl_s: int = Field(default=86_400, gt=0)
     max_batch_size: int = Field(default=2_000, gt=0)
 

@@ -10,7 +10,9 @@
 //   $fulltext_limit;
 //   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $via_max_degree, $types,
 //   $type_weights (map type -> weight), $decay, $beta, $expand_limit; the ranking's $rerank, $w_similarity,
-//   $w_recency, $w_frequency, $w_confidence, $half_life_days, $frequency_cap, $default_confidence, $keep; and the
+//   $w_fused, $w_graph, $w_entity with $query_entities, $w_time with $time_from and $time_to (the query's time
+//   range, or nulls), $w_recency,
+//   $w_frequency, $w_confidence, $half_life_days, $frequency_cap, $default_confidence, $keep; and the
 //   common filters $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
 // Returns ONE row: vector_seen and fulltext_seen (rows each index gave), vector_kept and fulltext_kept (how many
 // of them passed the filters), seeds (every seed: {id, hits: per channel {channel, score, rank}}), candidates: the
@@ -18,7 +20,9 @@
 // {memory (as in retrieval/candidates), score (cosine as (1 + cos) / 2, or null; a vector seed's is the index's),
 // seed_cosine (the cosine of the seed its path starts from, or null), fused (the seed's fused activation, the best
 // seed 1.0; 0 when not a seed), received (activation that came over edges), path (the strongest way in: maps
-// {source_id, target_id, type, weight}), seed_id}.
+// {source_id, target_id, type, weight}), seed_id, entity_hits (query entities it is ABOUT), before and after (the
+// memories it FOLLOWS and that FOLLOW it, or null: the client's context stage), turns (the Turn ids it derives
+// from: the client folds results that say what a better one said)}.
 // Ties: seeds of equal score by id; the frontiers are the strongest nodes, ties by element id; a node walks its strongest edges (type
 // weight * edge weight), ties by element id; expanded memories by activation, ties by id.
 // A walk sorts a node's edges first and checks the far end's filters after: rows keep the sort's order through the
@@ -188,7 +192,9 @@ CALL (seeds, hop1, hop2) {
 // Ranking (service._rank): every candidate's score as the client computes it, so that only the $keep best come back
 // (null: all). The client scores those again; this only decides which it gets. A candidate's similarity is the
 // larger of its cosine and its seed's cosine times each edge's type and edge weight on its path (not below 0);
-// $rerank 'none' ranks by fused + received, any other mode by the formula (weights $w_*, $half_life_days,
+// $rerank 'none' ranks by fused + received, any other mode by the formula (graphmem.retrieval.formula: weights
+// $w_*, received capped at 1, the entity term the share of $query_entities (names found in the query, lowercase)
+// the memory is ABOUT, the time term for a memory created in [$time_from, $time_to), $half_life_days,
 // $frequency_cap; a null confidence counts as $default_confidence, a null created_at as now).
 CALL (picked) {
   UNWIND picked AS c
@@ -200,21 +206,31 @@ CALL (picked) {
   WITH all, x, CASE WHEN x.c.way IS NULL THEN null ELSE [y IN all WHERE y.c.m = x.c.way.seed][0].cos END AS seed_cos
   WITH x, seed_cos, CASE WHEN seed_cos IS NULL THEN 0.0 ELSE seed_cos * reduce(p = 1.0, r IN x.c.way.rels |
          p * coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0)) END AS inherited,
-       coalesce($as_of, $now) AS at
+       coalesce($as_of, $now) AS at, x.c.m AS node
   WITH x, seed_cos, reduce(hi = 0.0, v IN [x.cos, inherited] | CASE WHEN v > hi THEN v ELSE hi END) AS similarity,
        CASE WHEN x.c.m.created_at IS NULL OR x.c.m.created_at >= at THEN null
             ELSE duration.inSeconds(x.c.m.created_at, at) END AS age,
        log(1.0 + CASE WHEN coalesce(x.c.m.access_count, 0) > 0 THEN x.c.m.access_count ELSE 0 END)
-         / log(1.0 + $frequency_cap) AS freq
-  WITH x, seed_cos, CASE $rerank WHEN 'none' THEN x.c.fused + x.c.received
-       ELSE $w_similarity * similarity
+         / log(1.0 + $frequency_cap) AS freq,
+       CASE WHEN size($query_entities) = 0 THEN 0
+            ELSE COUNT { (node)-[:ABOUT]->(e:Entity) WHERE toLower(e.name) IN $query_entities } END AS entity_hits
+  WITH x, seed_cos, entity_hits, CASE $rerank WHEN 'none' THEN x.c.fused + x.c.received
+       ELSE $w_similarity * similarity + $w_fused * x.c.fused
+            + $w_entity * CASE WHEN size($query_entities) = 0 THEN 0.0
+                               ELSE toFloat(entity_hits) / size($query_entities) END
+            + $w_graph * CASE WHEN x.c.received > 1.0 THEN 1.0 ELSE x.c.received END
+            + $w_time * CASE WHEN $time_from IS NOT NULL AND x.c.m.created_at >= $time_from
+                               AND x.c.m.created_at < $time_to THEN 1.0 ELSE 0.0 END
             + $w_recency * CASE WHEN age IS NULL THEN 1.0 ELSE exp(-log(2.0)
                 * (age.seconds + age.nanosecondsOfSecond / 1e9) / 86400.0 / $half_life_days) END
             + $w_frequency * CASE WHEN freq > 1.0 THEN 1.0 ELSE freq END
             + $w_confidence * coalesce(x.c.m.confidence, $default_confidence) END AS base
   ORDER BY base DESC, x.c.m.id
   LIMIT coalesce($keep, 1000000000)
-  RETURN collect(x {.*, seed_cos: seed_cos}) AS ranked
+  WITH x, seed_cos, entity_hits, x.c.m AS node
+  RETURN collect(x {.*, seed_cos: seed_cos, entity_hits: entity_hits,
+                    before: [(node)-[:FOLLOWS]->(p:Memory) | p.id][0], after: [(n:Memory)-[:FOLLOWS]->(node) | n.id][0],
+                    turns: [(node)-[:DERIVED_FROM]->(t:Turn) | t.id]}) AS ranked
 }
 RETURN vector_seen, vector_kept, fulltext_seen, fulltext_kept, [x IN ranked | {
   memory: {id: x.c.m.id, namespace: x.c.m.namespace, kind: x.c.m.kind, content: x.c.m.content,
@@ -226,6 +242,7 @@ RETURN vector_seen, vector_kept, fulltext_seen, fulltext_kept, [x IN ranked | {
            valid_from: toString(x.c.m.valid_from), valid_until: toString(x.c.m.valid_until),
            expires_at: toString(x.c.m.expires_at)},
   score: x.score, seed_cosine: x.seed_cos, fused: x.c.fused, received: x.c.received, seed_id: x.c.way.seed.id,
+  entity_hits: x.entity_hits, before: x.before, after: x.after, turns: x.turns,
   path: [r IN coalesce(x.c.way.rels, []) | {source_id: coalesce(startNode(r).id, startNode(r).name, elementId(startNode(r))),
                                             target_id: coalesce(endNode(r).id, endNode(r).name, elementId(endNode(r))),
                                             type: type(r), weight: toFloat(coalesce(r.weight, 1.0))}]

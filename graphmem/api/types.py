@@ -101,13 +101,21 @@ class ScoreParts:
     recency: float
     frequency: float
     confidence: float
+    in_time_range: bool = strawberry.field(description="Created inside the time range the query names (the "
+                                                       "formula's time term).")
+    entity: float = strawberry.field(description="Share of the entities the query names that the memory is ABOUT.")
+    context: float = strawberry.field(description="What its FOLLOWS neighbours among the candidates added (the "
+                                                  "turn before or after it matched the query).")
+    covered_by: str | None = strawberry.field(description="A better result that already covers the turns this "
+                                                          "one derives from (so this one moved back).")
     rerank: float | None
 
     @classmethod
     def from_domain(cls, p: rtypes.ScoreParts) -> ScoreParts:
         return cls(channels=[ChannelScore(channel=c, score=s, rank=p.ranks.get(c, 0)) for c, s in p.channels.items()],
                    fused=p.fused, expansion=p.expansion, similarity=p.similarity, recency=p.recency,
-                   frequency=p.frequency, confidence=p.confidence, rerank=p.rerank)
+                   frequency=p.frequency, confidence=p.confidence, in_time_range=p.in_time_range,
+                   entity=p.entity, context=p.context, covered_by=p.covered_by, rerank=p.rerank)
 
 
 @strawberry.type

@@ -21,14 +21,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import ValidationError
+from graphmem.eval.corpus import DEFAULT_CORPUS, corpus_namespace, corpus_plan
 from graphmem.eval.metrics import QuestionScore, Reach, by_category, latency_summary, score_question, split_known
-from graphmem.importers.locomo import LocomoSample, load_locomo, locomo_namespace, plan_locomo
+from graphmem.importers.locomo import LocomoSample, load_locomo, locomo_namespace
 from graphmem.importers.plan import ImportPlan
 from graphmem.importers.runner import run_plan
 from graphmem.models import MemoryKind, check_namespace
+from graphmem.retrieval.formula import FormulaWeights
 from graphmem.retrieval.types import Channel, RerankMode, SearchOptions, SearchResponse
 from graphmem.service import MemoryService
-from graphmem.store import Store
+from graphmem.store import Step, Store
 
 if TYPE_CHECKING:
     from graphmem.llm import LLMClient
@@ -67,6 +69,12 @@ DEFAULT_MODES = ("vector", "fused", "expanded", "formula", "llm")
 
 class Retriever(Protocol):
     async def search(self, query: str, options: SearchOptions) -> SearchResponse: ...
+
+
+class Usage(Protocol):
+    """What production does after a search (``RetrievalService.recorder``): the access counts it records."""
+
+    async def flush(self) -> int: ...
 
 
 # --- preparing the questions -----------------------------------------------------------------------------
@@ -195,9 +203,11 @@ class ModeRun:
 
 async def run_questions(
     retriever: Retriever, questions: Sequence[Question], namespace: str, mode: Mode, k: int,
-    run: ModeRun, progress: Progress | None = None,
+    run: ModeRun, progress: Progress | None = None, usage: Usage | None = None,
 ) -> dict[int, list[str]]:
-    """Search every question (sequentially, so the timings are not contended); question index -> ranked ids."""
+    """Search every question in order (sequentially, so the timings are not contended); question index -> ranked
+    ids. With ``usage``, the access counts a search recorded are written before the next question, as a service
+    in use for weeks would have them."""
     ranked: dict[int, list[str]] = {}
     options = mode.options(namespace, k)
     for q in questions:
@@ -213,6 +223,8 @@ async def run_questions(
         if response.fallback_reason:
             run.fallbacks[response.fallback_reason] += 1
         ranked[q.index] = [r.memory.id for r in response.results]
+        if usage is not None:
+            await usage.flush()
         if progress:
             progress(1)
     return ranked
@@ -232,9 +244,13 @@ def _clean(value: Any) -> Any:
 async def evaluate_samples(
     service: MemoryService, retriever: Retriever, samples: Sequence[LocomoSample], *,
     modes: Sequence[str], ks: Sequence[int], reimport: bool = False, sessions: int | None = None,
-    progress: Progress | None = None,
+    progress: Progress | None = None, corpus: str = DEFAULT_CORPUS, passes: int = 1, usage: Usage | None = None,
+    graph_tag: str | None = None,
 ) -> dict[str, Any]:
-    """The evaluation proper, on an open service and a retriever (see ``evaluate``)."""
+    """The evaluation proper, on an open service and a retriever (see ``evaluate``).
+
+    Each mode starts from zero access counts and asks the questions ``passes`` times in order; with ``usage`` the
+    counts accumulate as in production. The main figures are the first pass's; ``passes`` lists every pass's."""
     ks = check_ks(ks)
     k = ks[-1]
     runs = {m: ModeRun() for m in modes}
@@ -243,9 +259,12 @@ async def evaluate_samples(
     excluded: Counter[str] = Counter()
     unmatched: list[dict[str, Any]] = []
     no_turn: set[str] = set()
+    if passes < 1:
+        raise ValidationError(f"passes must be at least 1, got {passes}", field="passes")
+    later: dict[str, list[list[QuestionScore]]] = {m: [[] for _ in range(passes - 1)] for m in modes}
     for sample in samples:
-        namespace = eval_namespace(sample.sample_id, sessions)
-        plan = plan_locomo(sample, namespace=namespace)
+        namespace = corpus_namespace(eval_namespace(sample.sample_id, sessions), corpus, graph_tag)
+        plan = corpus_plan(sample, namespace, corpus)
         imports.append(await ensure_imported(service, plan, reimport=reimport))
         questions = prepare_questions(sample)
         for q in questions:
@@ -254,14 +273,24 @@ async def evaluate_samples(
             if not q.gold:
                 excluded[str(q.category)] += 1
         scored = [q for q in questions if q.gold]
-        ranked = {m: await run_questions(retriever, scored, namespace, MODES[m], k, runs[m], progress) for m in modes}
-        seen = {mid for per_mode in ranked.values() for ids in per_mode.values() for mid in ids}
+        ranked: dict[str, list[dict[int, list[str]]]] = {}
+        for m in modes:
+            await service.store.write([Step("eval/reset_access", {"namespace": namespace})])
+            ranked[m] = []
+            for p in range(passes):
+                service.versions.bump(namespace)  # a new pass is not answered from the result cache
+                ranked[m].append(await run_questions(retriever, scored, namespace, MODES[m], k,
+                                                     runs[m] if p == 0 else ModeRun(), progress, usage))
+        seen = {mid for per_mode in ranked.values() for one in per_mode for ids in one.values() for mid in ids}
         reach: Reach = await load_reach(service.store, namespace, seen, turn_dia_ids(plan))
         no_turn |= {mid for mid in seen if not reach.get(mid)}
         for m in modes:
-            scores = [score_question(q.category, ranked[m][q.index], reach, q.gold, ks) for q in scored]
+            scores = [score_question(q.category, ranked[m][0][q.index], reach, q.gold, ks) for q in scored]
             runs[m].scores += scores
             runs[m].by_sample[sample.sample_id] = scores
+            for p in range(1, passes):
+                later[m][p - 1] += [score_question(q.category, ranked[m][p][q.index], reach, q.gold, ks)
+                                    for q in scored]
     results = {
         m: {
             "by_category": {c: s.as_dict() for c, s in by_category(run.scores, ks, main=MAIN_CATEGORIES).items()},
@@ -271,12 +300,18 @@ async def evaluate_samples(
             "rerank_used": dict(run.rerank_used),
             "fallbacks": dict(run.fallbacks),
             "cached": run.cached,
+            "passes": [by_category(run.scores, ks, main=MAIN_CATEGORIES)["all"].as_dict()]
+            + [by_category(sc, ks, main=MAIN_CATEGORIES)["all"].as_dict() for sc in later[m]],
         }
         for m, run in runs.items()
     }
     report: dict[str, Any] = _clean({
         "samples": [s.sample_id for s in samples],
         "sessions": sessions,
+        "corpus": corpus,
+        "passes": passes,
+        "access_recording": usage is not None,
+        "graph": graph_tag or "default",
         "ks": ks,
         "modes": list(modes),
         "main_categories": list(MAIN_CATEGORIES),
@@ -298,7 +333,8 @@ async def evaluate(
     settings: Settings, data_path: str | Path, *, samples: Iterable[str] | None = None,
     modes: Iterable[str] = DEFAULT_MODES, ks: Sequence[int] = (5, 10, 20), reimport: bool = False,
     sessions: int | None = None, embedder: Embedder | None = None, llm: LLMClient | None = None,
-    progress: Progress | None = None, note: Callable[[str], object] | None = None,
+    progress: Progress | None = None, note: Callable[[str], object] | None = None, corpus: str = DEFAULT_CORPUS,
+    passes: int = 1, weights: FormulaWeights | None = None, graph_tag: str | None = None,
 ) -> dict[str, Any]:
     """Import (idempotently: ``reimport`` False skips a namespace that already holds the whole plan) and
     evaluate LoCoMo samples under ``modes``; returns the JSON-ready report.
@@ -310,6 +346,7 @@ async def evaluate(
     """
     from graphmem.llm import LLMClient
     from graphmem.retrieval import RetrievalService
+    from graphmem.retrieval.access import AccessRecorder
     from graphmem.service.factory import open_service
 
     chosen_modes, skipped = split_modes(modes, llm_configured=llm is not None or llm_configured(settings))
@@ -324,10 +361,14 @@ async def evaluate(
     started = time.monotonic()
     try:
         async with open_service(settings, embedder=embedder) as service:
-            # query_vectors=0: every mode embeds its question, so each mode's latency is a whole search's
-            retriever = RetrievalService(service.store, service.embedder, settings, llm=client, query_vectors=0)
+            # query_vectors=0: every mode embeds its question, so each mode's latency is a whole search's; the
+            # access counts are recorded as the API records them (written after each question, not in the background)
+            recorder = AccessRecorder(service.store)
+            retriever = RetrievalService(service.store, service.embedder, settings, llm=client, query_vectors=0,
+                                         versions=service.versions, recorder=recorder, weights=weights)
             report = await evaluate_samples(service, retriever, picked, modes=chosen_modes, ks=ks,
-                                            reimport=reimport, sessions=sessions, progress=progress)
+                                            reimport=reimport, sessions=sessions, progress=progress, corpus=corpus,
+                                            passes=passes, usage=recorder, graph_tag=graph_tag)
     finally:
         if own_llm and client is not None:
             await client.close()
@@ -342,12 +383,12 @@ def llm_configured(settings: Settings) -> bool:
 
 
 def count_searches(data_path: str | Path, samples: Iterable[str] | None, modes: Sequence[str],
-                   sessions: int | None = None) -> int:
+                   sessions: int | None = None, passes: int = 1) -> int:
     """How many searches ``evaluate`` runs for these (runnable) modes: one per mode and scored question."""
     picked = select_samples(load_locomo(data_path), samples)
     if sessions is not None:
         picked = [restrict_sample(s, sessions) for s in picked]
-    return len(modes) * sum(1 for s in picked for q in prepare_questions(s) if q.gold)
+    return passes * len(modes) * sum(1 for s in picked for q in prepare_questions(s) if q.gold)
 
 
 __all__ = [

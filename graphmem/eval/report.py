@@ -73,5 +73,17 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def passes_table(report: dict[str, Any]) -> str:
+    """Per mode and pass: categories 1-4 recall@k and MRR (access counts kept from the passes before)."""
+    ks = report["ks"]
+    header = ["mode", "pass", *(f"R@{k}" for k in ks), "MRR"]
+    rows = [[mode, str(i), *(_num(p[f"recall@{k}"]) for k in ks), _num(p["mrr"])]
+            for mode, result in report["results"].items() for i, p in enumerate(result.get("passes", []), 1)]
+    return _table(header, rows)
+
+
 def render(report: dict[str, Any]) -> str:
-    return "\n\n".join([*summary_lines(report), recall_table(report), "latency (ms)\n" + latency_table(report)])
+    parts = [*summary_lines(report), recall_table(report), "latency (ms)\n" + latency_table(report)]
+    if report.get("passes", 1) > 1:
+        parts.append("passes (categories 1-4; access counts kept)\n" + passes_table(report))
+    return "\n\n".join(parts)

@@ -29,6 +29,14 @@ class Candidate:
     seed_id: str | None = None
     seed_cosine: float | None = None
     """The cosine of the seed the path starts from (None: a seed, or its seed is not a candidate)."""
+    entity_hits: int = 0
+    """How many of the entities the query names this memory is ABOUT."""
+    before: str | None = None
+    """The memory this one FOLLOWS (the turn before it in its task), if any."""
+    after: str | None = None
+    """The memory that FOLLOWS this one, if any."""
+    turns: tuple[str, ...] = ()
+    """The turns it derives from (DERIVED_FROM)."""
 
 
 def memory_data(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -41,6 +49,12 @@ def memory_data(data: Mapping[str, Any]) -> dict[str, Any]:
 def cosine(index_score: float | None) -> float:
     """The vector index's cosine score, (1 + cos) / 2, back to the cosine."""
     return 2.0 * index_score - 1.0 if index_score is not None else 0.0
+
+
+def graph_fields(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A candidate row's entity hits, FOLLOWS neighbours and source turns (both statements return them alike)."""
+    return {"entity_hits": int(row.get("entity_hits") or 0), "before": row.get("before"), "after": row.get("after"),
+            "turns": tuple(row.get("turns") or ())}
 
 
 def from_statement(rows: list[dict[str, Any]], seeds: list[dict[str, Any]]) -> tuple[dict[str, Candidate],
@@ -56,7 +70,8 @@ def from_statement(rows: list[dict[str, Any]], seeds: list[dict[str, Any]]) -> t
             path=tuple(PathStep(source_id=s["source_id"], target_id=s["target_id"], type=s["type"],
                                 weight=float(s["weight"])) for s in row["path"]),
             seed_id=row["seed_id"],
-            seed_cosine=float(row["seed_cosine"]) if row["seed_cosine"] is not None else None)
+            seed_cosine=float(row["seed_cosine"]) if row["seed_cosine"] is not None else None,
+            **graph_fields(row))
     scores: ChannelScores = {}
     for _, channel, mid, score in sorted(hits, key=lambda h: h[0]):
         scores.setdefault(channel, {})[mid] = score
@@ -80,6 +95,7 @@ def from_steps(rows: list[dict[str, Any]], seeds: Mapping[str, float], state: Ma
             data=data, cosine=cosine(vector.get(mid, row["score"])), fused=fused,
             received=(act.value - fused) if act is not None else 0.0,
             path=path_steps(act.path) if act is not None and reached else (),
-            seed_id=keys.get(act.seed) if act is not None and act.seed and reached else None)
+            seed_id=keys.get(act.seed) if act is not None and act.seed and reached else None,
+            **graph_fields(row))
     return {mid: replace(c, seed_cosine=found[c.seed_id].cosine) if c.seed_id in found else c
             for mid, c in found.items()}

@@ -1,4 +1,13 @@
-"""The formula reranker (pure): similarity, exponential time decay, log access frequency, confidence."""
+"""The formula reranker (pure): what the seeds and the graph found, and the memory's own signals.
+
+score = similarity * cosine (or what the path passed down) + fused * the seed channels' fused activation
+        + graph * the activation that came over edges (capped at 1) + time * (created inside the query's time range)
+        + entity * (share of the query's entities it is ABOUT)
+        + recency * exp time decay + frequency * log access count + confidence * confidence;
+then the context stage (``retrieval.context``): + before/after * the score of its FOLLOWS neighbours.
+The weights of the relevance terms (similarity, fused, graph, time) are fitted by leave-one-conversation-out
+cross-validation on the LoCoMo dev split (``benchmarks/fit_ranking.py``, ``benchmarks/results/fit_ranking.json``).
+"""
 
 from __future__ import annotations
 
@@ -12,8 +21,24 @@ class FormulaWeights(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     similarity: float = Field(default=0.6, ge=0)
+    fused: float = Field(default=0.3, ge=0)
+    """The seed channels' fused activation (the best seed 1.0; 0 for a memory found over edges only)."""
+    graph: float = Field(default=0.0, ge=0)
+    """Activation received over edges (FOLLOWS, SIMILAR_TO, shared entities, provenance), capped at 1."""
+    time: float = Field(default=0.4, ge=0)
+    """Added when the memory was created inside the time range the query names ("in May 2023", "last week")."""
+    entity: float = Field(default=0.3, ge=0)
+    """Times the share of the entities the query names that the memory is ABOUT."""
+    before: float = Field(default=0.2, ge=0)
+    """Context stage: times the score of the memory this one FOLLOWS, when that one is a candidate too."""
+    after: float = Field(default=0.3, ge=0)
+    """Context stage: times the score of the memory that FOLLOWS this one, when that one is a candidate too."""
+    fold: bool = True
+    """Context stage: a result whose source turns better results cover already moves after the others."""
     recency: float = Field(default=0.2, ge=0)
-    frequency: float = Field(default=0.1, ge=0)
+    frequency: float = Field(default=0.02, ge=0)
+    """Small on purpose: an access count is a weak signal of use, and a large weight made search worse with use
+    (memories returned for one query outranked better ones for the next)."""
     confidence: float = Field(default=0.1, ge=0)
     half_life_days: float = Field(default=30.0, gt=0)
     """Recency halves every this many days (decay rate ln 2 / half life)."""
@@ -31,9 +56,13 @@ def frequency(access_count: int, cap: int) -> float:
 
 
 def formula_score(similarity: float, created: datetime, access_count: int, confidence: float, now: datetime,
-                  w: FormulaWeights) -> tuple[float, float, float]:
-    """(score, recency part, frequency part); similarity and confidence enter as they are."""
+                  w: FormulaWeights, *, fused: float = 0.0, received: float = 0.0,
+                  in_time: bool = False, entity: float = 0.0) -> tuple[float, float, float]:
+    """(score, recency part, frequency part); similarity, fused, entity (a share) and confidence enter as they are,
+    received capped at 1, in_time as 0 or 1."""
     rec = recency(created, now, w.half_life_days)
     freq = frequency(access_count, w.frequency_cap)
-    total = w.similarity * similarity + w.recency * rec + w.frequency * freq + w.confidence * confidence
+    total = (w.similarity * similarity + w.fused * fused + w.graph * min(max(received, 0.0), 1.0)
+             + w.time * (1.0 if in_time else 0.0) + w.entity * entity
+             + w.recency * rec + w.frequency * freq + w.confidence * confidence)
     return total, rec, freq

@@ -13,26 +13,28 @@ from typing import Any
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, ValidationError
+from graphmem.graph.entities import extract_entities
 from graphmem.llm import LLMClient
 from graphmem.models import Memory, Vector, check_namespace, utcnow
 from graphmem.retrieval.access import AccessRecorder
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache
 from graphmem.retrieval.candidates import Candidate, ChannelScores, from_statement, from_steps
 from graphmem.retrieval.expansion import Activation, Edge, ExpansionConfig, seed_state, spread_hop
-from graphmem.retrieval.formula import FormulaWeights, formula_score
+from graphmem.retrieval.formula import FormulaWeights
 from graphmem.retrieval.fusion import RRF_K, fuse
 from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
 from graphmem.retrieval.oversample import MAX_OVERSAMPLE, Oversample
+from graphmem.retrieval.ranking import QueryContext, keep_for, rank
+from graphmem.retrieval.ranking import scoring_fields as scoring_fields
+from graphmem.retrieval.timeparse import parse_time_range
 from graphmem.retrieval.types import (
     Channel,
     RerankMode,
-    ScoreParts,
     SearchOptions,
     SearchResponse,
     SearchResult,
 )
 from graphmem.store import Store
-from graphmem.store.records import memory_from_map
 from graphmem.store.store import FULLTEXT_INDEX, VECTOR_INDEX, lucene_escape
 
 MAX_QUERY_CHARS = 2000
@@ -56,6 +58,10 @@ LLM_CANDIDATES = 20
 KEEP_MARGIN = 5
 """Candidates the search statement returns beyond those the ranking needs: its scores and the client's are the
 same formula in two languages, so a near tie at the cut may fall either way."""
+ACCESS_TOP = 3
+"""Results of a search whose access counts it raises: the few an agent reads first. Counting all k, cache hits too,
+made search worse with use (a pass over the LoCoMo questions raised the counts of memories that then outranked
+better ones for the next, unrelated question)."""
 QUERY_VECTORS = 1024
 """Query embeddings kept (least recently used out)."""
 _ACCESS_COUNT = int(Memory.model_fields["access_count"].default)
@@ -102,8 +108,7 @@ class RetrievalService:
             except ValueError as exc:
                 raise ValidationError(str(exc), field="namespaces") from None
         key = (query, options.model_dump_json())
-        if (hit := self.cache.get(key, options.namespaces)) is not None:
-            self._record(hit)
+        if (hit := self.cache.get(key, options.namespaces)) is not None:  # the same question again: no new use
             return hit.model_copy(update={"cached": True})
         response = await self._search(query, options)
         if self.observer is not None:
@@ -113,8 +118,9 @@ class RetrievalService:
         return response
 
     def _record(self, response: SearchResponse) -> None:
+        """A search is a use of what it put first (``ACCESS_TOP``), not of everything it returned."""
         if self.recorder is not None:
-            self.recorder.record([r.memory.id for r in response.results])
+            self.recorder.record([r.memory.id for r in response.results[:ACCESS_TOP]])
 
     async def _search(self, query: str, options: SearchOptions) -> SearchResponse:
         timings: dict[str, float] = {}
@@ -124,8 +130,9 @@ class RetrievalService:
         t1 = time.perf_counter()
         timings["embed"] = (t1 - t0) * 1000
         filters = self._filters(options, now)
+        asked = self.query_context(query, options.as_of or now)
         if options.hops <= 1 and self.one_statement:
-            candidates, channel_scores = await self._graph(query, qvec, options, filters)
+            candidates, channel_scores = await self._graph(query, qvec, options, filters, asked)
             t3 = time.perf_counter()
             timings["graph"] = (t3 - t1) * 1000
         else:
@@ -135,17 +142,18 @@ class RetrievalService:
             timings["seeds"] = (t2 - t1) * 1000
             state, keys = await self._expand(seeds, seed_keys, options, filters)
             candidates = await self._candidates(seeds, state, keys, options, qvec,
-                                                channel_scores.get(Channel.VECTOR, {}))
+                                                channel_scores.get(Channel.VECTOR, {}), asked)
             t3 = time.perf_counter()
             timings["expand"] = (t3 - t2) * 1000
-        results, mode, reason = await self._rank(query, candidates, channel_scores, options, now)
+        results, mode, reason = await self._rank(query, candidates, channel_scores, options, now, asked)
         t4 = time.perf_counter()
         timings["rerank"] = (t4 - t3) * 1000
         timings["total"] = (t4 - started) * 1000
         return SearchResponse(query=query, results=tuple(results[: options.k]), rerank=mode, fallback_reason=reason,
                               timings_ms={k: round(v, 3) for k, v in timings.items()})
 
-    async def _graph(self, query: str, qvec: list[float], options: SearchOptions, filters: dict[str, Any], *,
+    async def _graph(self, query: str, qvec: list[float], options: SearchOptions, filters: dict[str, Any],
+                     asked: QueryContext | None = None, *,
                      keep_all: bool = False) -> tuple[dict[str, Candidate], ChannelScores]:
         """Seeds, fusion, one hop of expansion and the candidates in one statement (``retrieval/search``).
 
@@ -154,8 +162,10 @@ class RetrievalService:
         they leave fewer and the index had more to give, the statement runs again with 4x that channel's rows (up
         to ``MAX_OVERSAMPLE``), so a small namespace among large ones still gets its seeds.
 
-        The statement ranks the candidates as ``_rank`` does and returns the ``_need`` best and ``KEEP_MARGIN``
-        more (``keep_all``: every one): reading a hundred memories to return ten was a tenth of a search."""
+        The statement ranks the candidates by the formula and returns the ``keep_for`` best (what the context stage
+        weighs) and ``KEEP_MARGIN`` more (``keep_all``: every one): reading a hundred memories to return ten was a
+        tenth of a search."""
+        asked = asked or QueryContext()
         escaped = lucene_escape(query)
         text = escaped if escaped.strip() else None
         params = dict(
@@ -168,9 +178,14 @@ class RetrievalService:
             type_weights=dict(self.expansion.type_weights), decay=self.expansion.decay,
             beta=self.expansion.degree_beta, expand_limit=options.expand_limit,
             rerank="none" if options.rerank is RerankMode.NONE else "formula", w_similarity=self.weights.similarity,
+            w_fused=self.weights.fused, w_graph=self.weights.graph, w_time=self.weights.time,
+            w_entity=self.weights.entity, query_entities=list(asked.entities),
+            time_from=asked.when.start if asked.when else None, time_to=asked.when.end if asked.when else None,
             w_recency=self.weights.recency, w_frequency=self.weights.frequency, w_confidence=self.weights.confidence,
             half_life_days=self.weights.half_life_days, frequency_cap=self.weights.frequency_cap,
-            default_confidence=_CONFIDENCE, keep=None if keep_all else self._need(options) + KEEP_MARGIN, **filters)
+            default_confidence=_CONFIDENCE,
+            keep=None if keep_all else keep_for(self._need(options), self.weights, options.rerank) + KEEP_MARGIN,
+            **filters)
         keys = {c: filter_key(c, filters) for c in (Channel.VECTOR, Channel.FULLTEXT)}
         limits = {c: self.oversample.limit(key, options.seed_k) for c, key in keys.items()}
         while True:
@@ -186,6 +201,29 @@ class RetrievalService:
                 return candidates, scores
             for channel in short:
                 limits[channel] = min(limits[channel] * 4, MAX_OVERSAMPLE)
+
+    async def candidate_pool(self, query: str, options: SearchOptions,
+                             ) -> tuple[dict[str, Candidate], ChannelScores, QueryContext]:
+        """Every candidate a one-hop search weighs, unranked, with the query's time range: what the ranking's
+        weights are fitted on (``benchmarks/fit_ranking.py``). Records no access and uses no cache."""
+        query = " ".join(query.split())
+        now = utcnow()
+        qvec = await self._embed(query)
+        asked = self.query_context(query, options.as_of or now)
+        candidates, scores = await self._graph(query, qvec, options.model_copy(update={"hops": min(options.hops, 1)}),
+                                               self._filters(options, now), asked, keep_all=True)
+        return candidates, scores, asked
+
+    @staticmethod
+    def query_context(query: str, at: datetime) -> QueryContext:
+        """The time range and the entities the query names (``timeparse``, ``graph.entities``)."""
+        return QueryContext(when=parse_time_range(query, at),
+                            entities=tuple(dict.fromkeys(e.name for e in extract_entities(query, limit=8)
+                                                         if e.kind != "date")))
+
+    def similarity(self, candidate: Candidate) -> float:
+        """The formula's similarity term: the cosine, or what the path passed down from its seed if larger."""
+        return max(candidate.cosine, self._inherited(candidate) if candidate.path else 0.0)
 
     async def _embed(self, query: str) -> Vector:
         if (known := self._query_vectors.get(query)) is not None:
@@ -302,43 +340,25 @@ class RetrievalService:
         return spread_hop(state, top, walks, degree, config, hop)
 
     async def _candidates(self, seeds: dict[str, float], state: dict[str, Activation], keys: dict[str, str],
-                          options: SearchOptions, qvec: list[float], vector: dict[str, float]) -> dict[str, Candidate]:
+                          options: SearchOptions, qvec: list[float], vector: dict[str, float],
+                          asked: QueryContext) -> dict[str, Candidate]:
         """Seeds and the most activated expanded memories, with their cosine similarity to the query."""
         expanded = sorted(((a.value, keys[k]) for k, a in state.items() if k in keys and keys[k] not in seeds),
                           reverse=True)[: options.expand_limit]
         ids = list(seeds) + [i for _, i in expanded]
-        (row,) = await self.store.read("retrieval/candidates", ids=ids, embedding=qvec)
+        (row,) = await self.store.read("retrieval/candidates", ids=ids, embedding=qvec,
+                                       query_entities=list(asked.entities))
         return from_steps(row["candidates"], seeds, state, keys, vector)
 
     async def _rank(self, query: str, candidates: dict[str, Candidate], channel_scores: ChannelScores,
-                    options: SearchOptions, now: Any) -> tuple[list[SearchResult], RerankMode, str | None]:
-        """The candidates in score order: the first ``k`` (``LLM_CANDIDATES`` at least for an LLM rerank)."""
+                    options: SearchOptions, now: Any, asked: QueryContext | None = None,
+                    ) -> tuple[list[SearchResult], RerankMode, str | None]:
+        """The candidates in score order (``ranking.rank``): the first ``k`` (``LLM_CANDIDATES`` at least for an
+        LLM rerank)."""
         if not candidates:
             return [], options.rerank, None
-        scored = []
-        for i, c in candidates.items():  # scores of every candidate; result objects only for those returned
-            created_at, access_count, confidence = scoring_fields(c.data, now)
-            inherited = self._inherited(c) if c.path else 0.0
-            similarity = max(c.cosine, inherited)
-            formula, rec, freq = formula_score(similarity, created_at, access_count, confidence, options.as_of or now,
-                                               self.weights)
-            base = c.fused + c.received if options.rerank is RerankMode.NONE else formula
-            scored.append((round(base, 6), i, similarity, formula, rec, freq))
-        scored.sort(key=lambda x: (-x[0], x[1]))
-        need = self._need(options)
-        ranks = {c: {i: r for r, i in enumerate(sorted(s, key=lambda x: -s[x]), 1)} for c, s in channel_scores.items()}
-        ordered = []
-        for score, i, similarity, formula, rec, freq in scored[:need]:
-            c = candidates[i]
-            memory = memory_from_map(c.data)
-            parts = ScoreParts(
-                channels={ch.value: round(s[i], 6) for ch, s in channel_scores.items() if i in s},
-                ranks={ch.value: r[i] for ch, r in ranks.items() if i in r},
-                fused=round(c.fused, 6), expansion=round(c.received, 6), similarity=round(similarity, 6),
-                recency=round(rec, 6), frequency=round(freq, 6), confidence=memory.confidence,
-                rerank=round(formula, 6) if options.rerank is not RerankMode.NONE else None,
-            )
-            ordered.append(SearchResult(memory=memory, score=score, parts=parts, path=c.path, seed_id=c.seed_id))
+        ordered = rank(candidates, channel_scores, options, self.weights, self.similarity, now,
+                       asked or QueryContext(), self._need(options))
         if options.rerank is not RerankMode.LLM:
             return ordered, options.rerank, None
         if self.reranker is None:
@@ -372,11 +392,3 @@ def filter_key(channel: Channel, filters: dict[str, Any]) -> tuple[Any, ...]:
     kinds = filters["kinds"]
     return (channel.value, tuple(filters["namespaces"]), tuple(filters["statuses"]),
             tuple(kinds) if kinds is not None else None, filters["as_of"], filters["after"], filters["before"])
-
-
-def scoring_fields(data: dict[str, Any], now: datetime) -> tuple[datetime, int, float]:
-    """created_at, access_count and confidence of a ``retrieval/candidates`` memory map (nulls dropped), as the
-    ``Memory`` built from it would have them, without building it (only the results returned are built)."""
-    created = data.get("created_at")
-    return (datetime.fromisoformat(created) if created else now, int(data.get("access_count", _ACCESS_COUNT)),
-            float(data.get("confidence", _CONFIDENCE)))

@@ -89,6 +89,14 @@ class ScoreParts(BaseModel):
     recency: float = 0.0
     frequency: float = 0.0
     confidence: float = 0.0
+    in_time_range: bool = False
+    """Created inside the time range the query names ("in May 2023", "last week"): the formula's time term."""
+    entity: float = 0.0
+    """Share of the entities the query names that the memory is ABOUT."""
+    context: float = 0.0
+    """What its FOLLOWS neighbours among the candidates added (the turn before or after it matched)."""
+    covered_by: str | None = None
+    """A better result that already covers the turns this one derives from (so this one moved back)."""
     rerank: float | None = None
     """The reranker's own score (formula or LLM)."""
 

@@ -13,6 +13,7 @@ import pydantic
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import ConflictError, NotFoundError, ValidationError
+from graphmem.graph.construct import Neighbour, graph_options, graph_rows
 from graphmem.models import (
     BatchResult,
     Memory,
@@ -20,6 +21,7 @@ from graphmem.models import (
     MemoryStatus,
     Relation,
     Vector,
+    WriteAction,
     WriteResult,
     utcnow,
 )
@@ -143,11 +145,39 @@ class MemoryService(IdempotentWriter):
         zero = [0.0] * self.embedder.dimension  # placeholder for drafts that exist already (never written)
         vectors = [known[i] if i in wanted else zero for i in range(len(drafts))]
         hash_hits, vector_hits = await self._duplicates(drafts, vectors, wanted) if dedupe else ({}, {})
-        return plan_batch(
+        now = utcnow()
+        plan = plan_batch(
             drafts, vectors, existing_ids=existing, hash_hits=hash_hits, vector_hits=vector_hits,
-            threshold=self.threshold, dedupe=dedupe, alpha=self.settings.dedupe_alpha, now=utcnow(),
+            threshold=self.threshold, dedupe=dedupe, alpha=self.settings.dedupe_alpha, now=now,
             guard=self.settings.dedupe_guard,
         )
+        await self._construct(plan, drafts, now)
+        return plan
+
+    async def _construct(self, plan: WritePlan, drafts: Sequence[MemoryDraft], now: datetime) -> None:
+        """Add the graph construction rows (entities from content, SIMILAR_TO, FOLLOWS) of the memories the plan
+        creates; the nearest stored memories are looked up here, before the transaction opens."""
+        if not plan.creates:
+            return
+        options = graph_options(self.settings)
+        index_of = {r.id: r.index for r in plan.results if r.action is WriteAction.CREATED}
+        created_drafts = [drafts[index_of[m.id]] for m in plan.creates]
+        stored: dict[int, list[Neighbour]] = {}
+        if options.similar_k > 0:
+            similarity = self.settings.embedding_similarity
+            rows = await self.store.read(
+                "graph/similar_candidates", index=VECTOR_INDEX, k=max(20, 5 * options.similar_k),
+                per_row=options.similar_k, now=now,
+                min_score=index_score_from_cosine(options.similar_min, similarity),
+                rows=[{"idx": i, "embedding": Vector(v), "namespace": m.namespace}
+                      for i, (m, v) in enumerate(zip(plan.creates, plan.create_vectors, strict=True))])
+            stored = {r["idx"]: [Neighbour(c["id"], cosine_from_index_score(c["score"], similarity))
+                                 for c in r["similar"]] for r in rows}
+        rows_ = graph_rows(plan.creates, plan.create_vectors, [d.entities for d in created_drafts],
+                           [d.task_id for d in created_drafts], stored, options, now)
+        plan.entity_rows += rows_.entity_rows
+        plan.similar_rows += rows_.similar_rows
+        plan.follow_rows += rows_.follow_rows
 
     async def _check_references(self, drafts: Sequence[MemoryDraft]) -> set[str]:
         """Every referenced turn, memory and task must exist; returns the draft ids that exist already."""
@@ -294,7 +324,8 @@ def write_steps(plan: WritePlan) -> list[Step]:
         rows = [m.to_row(v) for m, v in zip(plan.creates, plan.create_vectors, strict=True)]
         steps.append(Step("memory/create", {"rows": rows}))
     for name, rows in (("memory/strengthen", plan.strengthen_rows), ("memory/link_entities", plan.entity_rows),
-                       ("memory/link_derived", plan.derived_rows), ("memory/link_task", plan.task_rows)):
+                       ("memory/link_derived", plan.derived_rows), ("memory/link_task", plan.task_rows),
+                       ("graph/link_similar", plan.similar_rows), ("graph/link_follows", plan.follow_rows)):
         if rows:
             steps.append(Step(name, {"rows": rows}))
     return steps

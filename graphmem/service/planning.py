@@ -50,6 +50,9 @@ class WritePlan:
     entity_rows: list[dict[str, Any]] = field(default_factory=list)
     derived_rows: list[dict[str, Any]] = field(default_factory=list)
     task_rows: list[dict[str, Any]] = field(default_factory=list)
+    similar_rows: list[dict[str, Any]] = field(default_factory=list)
+    follow_rows: list[dict[str, Any]] = field(default_factory=list)
+    """Graph construction (``graph.construct``): SIMILAR_TO and FOLLOWS rows; its ABOUT rows join entity_rows."""
     results: list[WriteResult] = field(default_factory=list)
 
 

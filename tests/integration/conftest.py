@@ -97,6 +97,16 @@ def service(store: Store, embedder: Embedder, migrated: Settings) -> MemoryServi
     return MemoryService(store, embedder, migrated)
 
 
+NO_CONSTRUCTION = {"graph_follows": False, "graph_entities": False, "graph_similar_k": 0}
+"""Settings that turn the write path's graph construction off, for tests of a walk over edges they draw by hand."""
+
+
+@pytest.fixture
+def bare_service(store: Store, embedder: Embedder, migrated: Settings) -> MemoryService:
+    """A service whose writes build no graph (no FOLLOWS, entities from content or SIMILAR_TO)."""
+    return MemoryService(store, embedder, migrated.model_copy(update=NO_CONSTRUCTION))
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

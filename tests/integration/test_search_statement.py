@@ -18,6 +18,7 @@ from graphmem.retrieval import Channel, RerankMode, RetrievalService, SearchOpti
 from graphmem.retrieval.candidates import Candidate
 from graphmem.retrieval.fusion import fuse
 from graphmem.retrieval.oversample import Oversample
+from graphmem.retrieval.ranking import QueryContext, keep_for
 from graphmem.retrieval.service import FANOUT, KEEP_MARGIN
 from graphmem.retrieval.types import Fusion
 from graphmem.service import MemoryService
@@ -97,7 +98,8 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
 
         seeds = fuse(options.fusion, channel_scores, options.channel_weights)
         state, keys = await steps._expand(seeds, seed_keys, options, filters)
-        want = await steps._candidates(seeds, state, keys, options, qvec, channel_scores.get(Channel.VECTOR, {}))
+        want = await steps._candidates(seeds, state, keys, options, qvec, channel_scores.get(Channel.VECTOR, {}),
+                                       QueryContext())
         ordered = {c: list(s.items()) for c, s in channel_scores.items() if s}  # an empty channel: absent
         assert {c: list(s.items()) for c, s in got_scores.items()} == ordered
         assert set(got) == set(want), query
@@ -122,13 +124,13 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
             assert len(a.results) == 5
             assert "graph" in a.timings_ms
             assert "seeds" in b.timings_ms
-            # the statement's own order (best first) is the client's score order
+            # the statement's own order (best first) is the client's formula order (before the context stage)
             ranked, ranked_scores = await one._graph(query, qvec, asked, filters, keep_all=True)
             scored = await one._rank(query, ranked, ranked_scores, asked.model_copy(update={"k": len(ranked)}),
                                      filters["now"])
-            python = {r.memory.id: r.score for r in scored[0]}
+            python = {r.memory.id: r.score if rerank is RerankMode.NONE else r.parts.rerank for r in scored[0]}
             order = [python[i] for i in ranked]
             assert all(x >= y - 1e-6 for x, y in itertools.pairwise(order)), (query, rerank, order)
             best, _ = await one._graph(query, qvec, asked, filters)
-            assert list(best) == list(ranked)[:5 + KEEP_MARGIN]
+            assert list(best) == list(ranked)[:keep_for(5, one.weights, rerank) + KEEP_MARGIN]
     assert compared > 50

@@ -128,7 +128,7 @@ def test_unknown_edge_types_and_zero_weights_carry_nothing() -> None:
 
 def test_formula_parts() -> None:
     now = datetime(2026, 1, 31, tzinfo=UTC)
-    w = FormulaWeights()
+    w = FormulaWeights(similarity=0.6, recency=0.2, frequency=0.1, confidence=0.1, fused=0.0, graph=0.0, time=0.0)
     assert recency(now, now, 30) == 1.0
     assert math.isclose(recency(now - timedelta(days=30), now, 30), 0.5)
     assert frequency(0, 100) == 0.0
@@ -139,6 +139,23 @@ def test_formula_parts() -> None:
     assert freq == 0.0
     newer, _, _ = formula_score(0.8, now, 0, 0.5, now, w)
     assert newer > score
+
+
+def test_formula_graph_fused_and_time_terms() -> None:
+    now = datetime(2026, 1, 31, tzinfo=UTC)
+    w = FormulaWeights(similarity=0.6, fused=0.2, graph=0.5, time=0.1, recency=0.0, frequency=0.0, confidence=0.0)
+    plain, _, _ = formula_score(0.5, now, 0, 1.0, now, w)
+    assert math.isclose(plain, 0.3)
+    seeded, _, _ = formula_score(0.5, now, 0, 1.0, now, w, fused=1.0)
+    assert math.isclose(seeded - plain, 0.2)
+    walked, _, _ = formula_score(0.5, now, 0, 1.0, now, w, received=0.4)
+    assert math.isclose(walked - plain, 0.2)
+    capped, _, _ = formula_score(0.5, now, 0, 1.0, now, w, received=7.0)
+    assert math.isclose(capped - plain, 0.5)  # received activation counts up to 1
+    dated, _, _ = formula_score(0.5, now, 0, 1.0, now, w, in_time=True)
+    assert math.isclose(dated - plain, 0.1)
+    # a memory reached only over edges, less similar, can outrank a seed
+    assert formula_score(0.4, now, 0, 1.0, now, w, received=0.5)[0] > formula_score(0.5, now, 0, 1.0, now, w)[0]
 
 
 def test_cache_invalidated_by_a_write_to_its_namespace_only() -> None:

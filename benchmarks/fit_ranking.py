@@ -1,0 +1,130 @@
+"""Fit the formula's relevance weights (similarity scale fixed; fused, graph, time, expand_limit) by
+leave-one-conversation-out cross-validation on the LoCoMo dev split, and report every fold.
+
+    .venv/bin/python benchmarks/fit_ranking.py --data ../shared/data/locomo/locomo-dev.json [--corpus turns]
+
+Needs a running Neo4j (GRAPHMEM_NEO4J_URI; `graphmem neo4j start`). Imports each conversation (idempotently, with
+the graph construction of the current settings), collects every question's candidate pool once
+(``RetrievalService.candidate_pool``, default options), then fits offline (``graphmem.eval.fit``: coordinate
+ascent over ``VALUES``). Writes ``benchmarks/results/fit_ranking[-<corpus>].json``; the weights chosen on all five
+conversations are the ``FormulaWeights`` defaults, the per-fold held-out figures are the honest ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from datetime import datetime
+from pathlib import Path
+
+from graphmem.config import Settings
+from graphmem.eval.corpus import corpus_namespace, corpus_plan
+from graphmem.eval.fit import FITTED, PoolItem, PoolQuestion, coordinate_ascent, leave_one_out, mean_recall
+from graphmem.eval.locomo import (
+    MAIN_CATEGORIES,
+    ensure_imported,
+    eval_namespace,
+    load_reach,
+    prepare_questions,
+    turn_dia_ids,
+)
+from graphmem.importers.locomo import load_locomo
+from graphmem.retrieval import RetrievalService
+from graphmem.retrieval.formula import FormulaWeights
+from graphmem.retrieval.types import SearchOptions
+from graphmem.service.factory import open_service
+
+K = 10
+VALUES: dict[str, tuple[float, ...]] = {
+    "fused": (0.0, 0.1, 0.2, 0.3, 0.5),
+    "graph": (0.0, 0.1, 0.2, 0.4, 0.8),
+    "time": (0.0, 0.1, 0.2, 0.4),
+    "entity": (0.0, 0.05, 0.1, 0.2, 0.3),
+    "before": (0.0, 0.1, 0.2, 0.3, 0.5),
+    "after": (0.0, 0.1, 0.2, 0.3, 0.5),
+}
+"""The values each fitted weight may take (coordinate ascent, two rounds, from the baseline)."""
+
+
+async def collect(settings: Settings, data: str, corpus: str) -> tuple[list[PoolQuestion], dict[str, tuple[str, ...]]]:
+    """Every scored question's candidate pool under the default search options."""
+    questions: list[PoolQuestion] = []
+    reach: dict[str, tuple[str, ...]] = {}
+    async with open_service(settings) as service:
+        retriever = RetrievalService(service.store, service.embedder, settings)
+        for sample in load_locomo(data):
+            namespace = corpus_namespace(eval_namespace(sample.sample_id), corpus)
+            plan = corpus_plan(sample, namespace, corpus)
+            print((await ensure_imported(service, plan, reimport=False))["line"], flush=True)
+            options = SearchOptions(namespaces=(namespace,), k=K)
+            seen: set[str] = set()
+            for q in prepare_questions(sample):
+                if not q.gold or q.category not in MAIN_CATEGORIES:
+                    continue
+                candidates, _, asked = await retriever.candidate_pool(q.text, options)
+                pool = []
+                for mid, c in candidates.items():
+                    created = c.data.get("created_at")
+                    in_time = bool(asked.when and created
+                                   and asked.when.start <= datetime.fromisoformat(created) < asked.when.end)
+                    entity = c.entity_hits / len(asked.entities) if asked.entities else 0.0
+                    pool.append(PoolItem(mid, retriever.similarity(c), c.fused, c.received, in_time, c.fused > 0.0,
+                                         entity, c.before, c.after, c.turns))
+                    seen.add(mid)
+                questions.append(PoolQuestion(sample.sample_id, q.category, frozenset(q.gold), tuple(pool)))
+            reach.update(await load_reach(service.store, namespace, seen, turn_dia_ids(plan)))
+    return questions, reach
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--corpus", default="turns+facts", choices=["turns+facts", "turns"])
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    settings = Settings()
+    started = time.monotonic()
+    questions, reach = asyncio.run(collect(settings, args.data, args.corpus))
+    collected = time.monotonic() - started
+    baseline = FormulaWeights(**{name: 0.0 for name in FITTED}, fold=False)
+    start = baseline.model_copy(update={"fold": True})
+    folds = leave_one_out(questions, start, VALUES, reach, K, baseline)
+    chosen, all_recall = coordinate_ascent(questions, start, VALUES, reach, K)
+    current = FormulaWeights()
+
+    def by_cat(w: FormulaWeights) -> dict[str, float]:
+        return {str(c): round(mean_recall([q for q in questions if q.category == c], w, reach, K), 4)
+                for c in MAIN_CATEGORIES}
+
+    fitted = {name: getattr(chosen, name) for name in FITTED}
+    report = {
+        "command": f"python benchmarks/fit_ranking.py --data {args.data} --corpus {args.corpus}",
+        "corpus": args.corpus, "k": K, "questions": len(questions), "values": VALUES,
+        "baseline": baseline.model_dump(), "start": {"fold": True},
+        "folds": [{"held_out": f.held_out, "chosen": {n: getattr(f.chosen, n) for n in FITTED},
+                   "train_recall@10": round(f.train_recall, 4), "held_out_recall@10": round(f.held_out_recall, 4),
+                   "held_out_baseline_recall@10": round(f.held_out_baseline, 4)} for f in folds],
+        "cv_recall@10": round(sum(f.held_out_recall for f in folds) / len(folds), 4),
+        "cv_baseline_recall@10": round(sum(f.held_out_baseline for f in folds) / len(folds), 4),
+        "chosen_on_all": fitted, "chosen_on_all_recall@10": round(all_recall, 4),
+        "current_defaults": {n: getattr(current, n) for n in FITTED},
+        "current_defaults_recall@10": round(mean_recall(questions, current, reach, K), 4),
+        "by_category_recall@10": {"baseline": by_cat(baseline), "chosen_on_all": by_cat(chosen)},
+        "collect_seconds": round(collected, 1), "seconds": round(time.monotonic() - started, 1),
+        "note": "recall@10 of the evidence turns, mean over questions (categories 1-4); cv figures: mean of the "
+                "five held-out conversations, each scored with weights fitted on the other four",
+    }
+    suffix = "" if args.corpus == "turns+facts" else "-turns"
+    out = Path(args.out or f"benchmarks/results/fit_ranking{suffix}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    for f in report["folds"]:
+        print(f)
+    print(f"CV recall@10 {report['cv_recall@10']} (baseline {report['cv_baseline_recall@10']}); chosen on all "
+          f"{fitted} -> {report['chosen_on_all_recall@10']}; written to {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""``graphmem db rebuild-graph``: the graph construction of the write path, run over memories already stored
+(graphs written before it existed, or after its settings changed). A page at a time, one transaction per page;
+every statement MERGEs, so running it twice adds nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from graphmem.graph.construct import GraphOptions, Neighbour, graph_rows
+from graphmem.models import Memory, MemoryKind, MemoryStatus, Vector, utcnow
+from graphmem.service.planning import cosine_from_index_score, index_score_from_cosine
+from graphmem.store import Step, Store
+from graphmem.store.store import VECTOR_INDEX
+
+
+@dataclass
+class RebuildReport:
+    namespaces: list[str] = field(default_factory=list)
+    memories: int = 0
+    entity_links: int = 0
+    similar_links: int = 0
+    follow_links: int = 0
+
+    def line(self) -> str:
+        return (f"rebuilt the graph of {self.memories} memories in {len(self.namespaces)} namespaces: "
+                f"{self.entity_links} ABOUT, {self.similar_links} SIMILAR_TO, {self.follow_links} FOLLOWS edges merged")
+
+
+async def rebuild_graph(store: Store, options: GraphOptions, *, namespaces: Sequence[str] | None = None,
+                        similarity: str = "cosine", page: int = 500,
+                        progress: Callable[[int], object] | None = None) -> RebuildReport:
+    report = RebuildReport()
+    names = list(namespaces) if namespaces else [r["namespace"] for r in await store.read("graph/namespaces")]
+    for namespace in names:
+        report.namespaces.append(namespace)
+        after = ""
+        while True:
+            rows = await store.read("graph/rebuild_page", namespace=namespace, after=after, limit=page)
+            if not rows:
+                break
+            await _rebuild_page(store, rows, options, similarity, report)
+            report.memories += len(rows)
+            after = rows[-1]["id"]
+            if progress is not None:
+                progress(len(rows))
+    return report
+
+
+async def _rebuild_page(store: Store, rows: list[dict[str, Any]], options: GraphOptions, similarity: str,
+                        report: RebuildReport) -> None:
+    now = utcnow()
+    kept = [r for r in rows if r["embedding"] is not None]
+    memories = [_memory(r, now) for r in kept]
+    vectors = [[float(x) for x in r["embedding"]] for r in kept]
+    stored: dict[int, list[Neighbour]] = {}
+    if options.similar_k > 0 and kept:
+        found = await store.read(
+            "graph/similar_candidates", index=VECTOR_INDEX, k=max(20, 5 * options.similar_k) + 1,
+            per_row=options.similar_k + 1, now=now, min_score=index_score_from_cosine(options.similar_min, similarity),
+            rows=[{"idx": i, "embedding": Vector(v), "namespace": m.namespace}
+                  for i, (m, v) in enumerate(zip(memories, vectors, strict=True))])
+        stored = {r["idx"]: [Neighbour(c["id"], cosine_from_index_score(c["score"], similarity))
+                             for c in r["similar"]] for r in found}
+    # pairs within the page are found twice (the index has them too): link_similar keeps one edge per pair
+    built = graph_rows(memories, vectors, [tuple(r["entities"]) for r in kept], [r["task_id"] for r in kept],
+                       stored, options, now)
+    steps = [Step(name, {"rows": rows_}) for name, rows_ in (
+        ("memory/link_entities", built.entity_rows), ("graph/link_similar", built.similar_rows),
+        ("graph/link_follows", built.follow_rows)) if rows_]
+    if not steps:
+        return
+    results = await store.write(steps)
+    for step, result in zip(steps, results, strict=True):
+        links = int(result[0]["links"]) if result else 0
+        if step.name == "memory/link_entities":
+            report.entity_links += links
+        elif step.name == "graph/link_similar":
+            report.similar_links += links
+        else:
+            report.follow_links += links
+
+
+def _memory(row: dict[str, Any], now: datetime) -> Memory:
+    created = row["created_at"]
+    return Memory(id=row["id"], namespace=row["namespace"], kind=MemoryKind(row["kind"]), content=row["content"],
+                  status=MemoryStatus.ACTIVE, created_at=created.to_native() if created is not None else now)
+
+
+__all__ = ["RebuildReport", "rebuild_graph"]

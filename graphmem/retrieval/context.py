@@ -1,0 +1,46 @@
+"""The context stage of the formula rerank (pure): what the graph around a candidate says about it.
+
+- **Turns around a hit** (``FOLLOWS``): a memory whose neighbour in time matches the query well is likely part of
+  the same exchange (the answer after the question), so it gains ``w_before`` times the score of the memory it
+  follows and ``w_after`` times the score of the one that follows it, among the candidates.
+- **Provenance** (``DERIVED_FROM``): a result whose source turns are all among those of better results (a turn and
+  the fact distilled from it) says nothing new; it moves after the others instead of taking a place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+
+def context_bonus(base: Mapping[str, float], before: Mapping[str, str | None], after: Mapping[str, str | None],
+                  w_before: float, w_after: float) -> dict[str, float]:
+    """Per candidate: ``w_before * base[the memory it follows] + w_after * base[the memory that follows it]``,
+    counting only neighbours that are candidates themselves (0 when none is)."""
+    out: dict[str, float] = {}
+    for mid in base:
+        prev, nxt = before.get(mid), after.get(mid)
+        out[mid] = ((w_before * base[prev] if prev is not None and prev in base else 0.0)
+                    + (w_after * base[nxt] if nxt is not None and nxt in base else 0.0))
+    return out
+
+
+def fold_covered(order: Sequence[str], turns: Mapping[str, Sequence[str]]) -> tuple[list[str], dict[str, str]]:
+    """``order`` with every result whose source turns are all covered by the results before it moved after the
+    others (in their order); and, for each moved one, the first result that covered one of its turns."""
+    seen: dict[str, str] = {}
+    kept: list[str] = []
+    moved: list[str] = []
+    covered_by: dict[str, str] = {}
+    for mid in order:
+        own = list(turns.get(mid, ()))
+        if own and all(t in seen for t in own):
+            moved.append(mid)
+            covered_by[mid] = seen[own[0]]
+            continue
+        for t in own:
+            seen.setdefault(t, mid)
+        kept.append(mid)
+    return kept + moved, covered_by
+
+
+__all__ = ["context_bonus", "fold_covered"]

@@ -1,0 +1,106 @@
+"""Ranking the candidates of a search (pure): the formula, then the context stage; every result explained.
+
+``retrieval/search`` computes the same formula in Cypher to decide which candidates come back (``keep``); this
+scores those again, adds the context stage (``retrieval.context``: FOLLOWS neighbours, provenance folding), and
+builds the results with their score parts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graphmem.models import Memory
+from graphmem.retrieval.candidates import Candidate, ChannelScores
+from graphmem.retrieval.context import context_bonus, fold_covered
+from graphmem.retrieval.formula import FormulaWeights, formula_score
+from graphmem.retrieval.timeparse import TimeRange
+from graphmem.retrieval.types import RerankMode, ScoreParts, SearchOptions, SearchResult
+from graphmem.store.records import memory_from_map
+
+_ACCESS_COUNT = int(Memory.model_fields["access_count"].default)
+_CONFIDENCE = float(Memory.model_fields["confidence"].default)
+CONTEXT_POOL = 30
+"""Candidates the context stage weighs at least (their FOLLOWS neighbours count only when among them)."""
+
+
+@dataclass(frozen=True)
+class QueryContext:
+    """What the query itself names: a time range, and entities (lowercase names, as ``graph.entities`` finds)."""
+
+    when: TimeRange | None = None
+    entities: tuple[str, ...] = ()
+
+
+def uses_context(weights: FormulaWeights, rerank: RerankMode) -> bool:
+    return rerank is not RerankMode.NONE and (weights.before > 0 or weights.after > 0 or weights.fold)
+
+
+def keep_for(need: int, weights: FormulaWeights, rerank: RerankMode) -> int:
+    """How many candidates the statement must return for the ranking to see what it needs."""
+    return max(3 * need, CONTEXT_POOL) if uses_context(weights, rerank) else need
+
+
+def scoring_fields(data: Mapping[str, Any], now: datetime) -> tuple[datetime, int, float]:
+    """created_at, access_count and confidence of a candidate's memory map (nulls dropped), as the ``Memory`` built
+    from it would have them, without building it (only the results returned are built)."""
+    created = data.get("created_at")
+    return (datetime.fromisoformat(created) if created else now, int(data.get("access_count", _ACCESS_COUNT)),
+            float(data.get("confidence", _CONFIDENCE)))
+
+
+def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, options: SearchOptions,
+         weights: FormulaWeights, similarity: Callable[[Candidate], float], now: datetime, query: QueryContext,
+         need: int) -> list[SearchResult]:
+    """The best ``need`` candidates, best first."""
+    at = options.as_of or now
+    n_entities = len(query.entities)
+    parts: dict[str, tuple[float, float, float, float, bool, float]] = {}
+    base: dict[str, float] = {}
+    for i, c in candidates.items():
+        created_at, access_count, confidence = scoring_fields(c.data, now)
+        sim = similarity(c)
+        in_time = query.when is not None and query.when.start <= created_at < query.when.end
+        entity = c.entity_hits / n_entities if n_entities else 0.0
+        formula, rec, freq = formula_score(sim, created_at, access_count, confidence, at, weights, fused=c.fused,
+                                           received=c.received, in_time=in_time, entity=entity)
+        base[i] = c.fused + c.received if options.rerank is RerankMode.NONE else formula
+        parts[i] = (sim, formula, rec, freq, in_time, entity)
+    context = {i: 0.0 for i in candidates}
+    covered: dict[str, str] = {}
+    if uses_context(weights, options.rerank):
+        context = context_bonus(base, {i: c.before for i, c in candidates.items()},
+                                {i: c.after for i, c in candidates.items()}, weights.before, weights.after)
+    final = {i: round(base[i] + context[i], 6) for i in candidates}
+    order = sorted(final, key=lambda i: (-final[i], i))
+    if uses_context(weights, options.rerank) and weights.fold:
+        order, covered = fold_covered(order, {i: c.turns for i, c in candidates.items()})
+    ranks = {c: {i: r for r, i in enumerate(sorted(s, key=lambda x: -s[x]), 1)} for c, s in channel_scores.items()}
+    return [result(candidates[i], final[i], parts[i], context[i], covered.get(i), channel_scores, ranks, options)
+            for i in order[:need]]
+
+
+def result(c: Candidate, score: float, part: tuple[float, float, float, float, bool, float], context: float,
+           covered_by: str | None, channel_scores: ChannelScores, ranks: Mapping[Any, Mapping[str, int]],
+           options: SearchOptions) -> SearchResult:
+    sim, formula, rec, freq, in_time, entity = part
+    memory = memory_from_map(c.data)
+    mid = memory.id
+    parts = ScoreParts(
+        channels={ch.value: round(s[mid], 6) for ch, s in channel_scores.items() if mid in s},
+        ranks={ch.value: r[mid] for ch, r in ranks.items() if mid in r},
+        fused=round(c.fused, 6), expansion=round(c.received, 6), similarity=round(sim, 6),
+        recency=round(rec, 6), frequency=round(freq, 6), confidence=memory.confidence, in_time_range=in_time,
+        entity=round(entity, 6), context=round(context, 6), covered_by=covered_by,
+        rerank=round(formula, 6) if options.rerank is not RerankMode.NONE else None,
+    )
+    return SearchResult(memory=memory, score=score, parts=parts, path=c.path, seed_id=c.seed_id)
+
+
+def order_ids(results: Sequence[SearchResult]) -> list[str]:
+    return [r.memory.id for r in results]
+
+
+__all__ = ["CONTEXT_POOL", "QueryContext", "keep_for", "rank", "scoring_fields", "uses_context"]
