@@ -40,10 +40,11 @@ K = 10
 VALUES: dict[str, tuple[float, ...]] = {
     "fused": (0.0, 0.1, 0.2, 0.3, 0.5),
     "graph": (0.0, 0.1, 0.2, 0.4, 0.8),
-    "time": (0.0, 0.1, 0.2, 0.4),
-    "entity": (0.0, 0.05, 0.1, 0.2, 0.3),
+    "time": (0.0, 0.1, 0.2, 0.4, 0.6, 0.8),
+    "entity": (0.0, 0.1, 0.2, 0.3, 0.4, 0.6),
     "before": (0.0, 0.1, 0.2, 0.3, 0.5),
     "after": (0.0, 0.1, 0.2, 0.3, 0.5),
+    "task": (0.0, 0.05, 0.1, 0.2, 0.3),
 }
 """The values each fitted weight may take (coordinate ascent, two rounds, from the baseline)."""
 
@@ -71,7 +72,7 @@ async def collect(settings: Settings, data: str, corpus: str) -> tuple[list[Pool
                                    and asked.when.start <= datetime.fromisoformat(created) < asked.when.end)
                     entity = c.entity_hits / len(asked.entities) if asked.entities else 0.0
                     pool.append(PoolItem(mid, retriever.similarity(c), c.fused, c.received, in_time, c.fused > 0.0,
-                                         entity, c.before, c.after, c.turns))
+                                         entity, c.before, c.after, c.turns, c.task))
                     seen.add(mid)
                 questions.append(PoolQuestion(sample.sample_id, q.category, frozenset(q.gold), tuple(pool)))
             reach.update(await load_reach(service.store, namespace, seen, turn_dia_ids(plan)))
@@ -81,14 +82,20 @@ async def collect(settings: Settings, data: str, corpus: str) -> tuple[list[Pool
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", required=True)
-    parser.add_argument("--corpus", default="turns+facts", choices=["turns+facts", "turns"])
+    parser.add_argument("--corpus", default="turns+facts", choices=["turns+facts", "turns", "both"],
+                        help="both: the questions of both corpora pooled (a fold holds a conversation out of both)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     settings = Settings()
     started = time.monotonic()
-    questions, reach = asyncio.run(collect(settings, args.data, args.corpus))
+    questions: list[PoolQuestion] = []
+    reach: dict[str, tuple[str, ...]] = {}
+    for corpus in (["turns+facts", "turns"] if args.corpus == "both" else [args.corpus]):
+        more, more_reach = asyncio.run(collect(settings, args.data, corpus))
+        questions += more
+        reach |= more_reach
     collected = time.monotonic() - started
-    baseline = FormulaWeights(**{name: 0.0 for name in FITTED}, fold=False)
+    baseline = FormulaWeights().model_copy(update={**{name: 0.0 for name in FITTED}, "fold": False})
     start = baseline.model_copy(update={"fold": True})
     folds = leave_one_out(questions, start, VALUES, reach, K, baseline)
     chosen, all_recall = coordinate_ascent(questions, start, VALUES, reach, K)
@@ -116,7 +123,7 @@ def main() -> None:
         "note": "recall@10 of the evidence turns, mean over questions (categories 1-4); cv figures: mean of the "
                 "five held-out conversations, each scored with weights fitted on the other four",
     }
-    suffix = "" if args.corpus == "turns+facts" else "-turns"
+    suffix = {"turns+facts": "", "turns": "-turns", "both": "-both"}[args.corpus]
     out = Path(args.out or f"benchmarks/results/fit_ranking{suffix}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

@@ -34,6 +34,7 @@ class PoolItem:
     before: str | None = None
     after: str | None = None
     turns: tuple[str, ...] = ()
+    task: str | None = None
 
 
 @dataclass(frozen=True)
@@ -61,11 +62,12 @@ def ranked(q: PoolQuestion, w: FormulaWeights, expand_limit: int, need: int = 10
     expanded = sorted((i for i in q.pool if not i.seed), key=lambda i: (-i.received, i.id))[:expand_limit]
     kept = [i for i in q.pool if i.seed] + expanded
     base = {i.id: base_score(i, w) for i in kept}
-    top = sorted(kept, key=lambda i: (-round(base[i.id], 6), i.id))[: keep_for(need, w, RerankMode.FORMULA) + 5]
+    top = sorted(kept, key=lambda i: (-round(base[i.id], 6), i.id))[: keep_for(need, w, RerankMode.FORMULA)]
     if not uses_context(w, RerankMode.FORMULA):
         return [i.id for i in top]
     base = {i.id: base[i.id] for i in top}
-    bonus = context_bonus(base, {i.id: i.before for i in top}, {i.id: i.after for i in top}, w.before, w.after)
+    bonus = context_bonus(base, {i.id: i.before for i in top}, {i.id: i.after for i in top}, w.before, w.after,
+                          {i.id: i.task for i in top}, w.task)
     order = sorted(base, key=lambda m: (-round(base[m] + bonus[m], 6), m))
     if w.fold:
         order, _ = fold_covered(order, {i.id: i.turns for i in top})
@@ -85,7 +87,7 @@ def mean_recall(questions: Iterable[PoolQuestion], w: FormulaWeights, reach: Rea
     return fmean(values) if values else 0.0
 
 
-FITTED = ("fused", "graph", "time", "entity", "before", "after")
+FITTED = ("fused", "graph", "time", "entity", "before", "after", "task")
 """The weights fitted (similarity stays the scale; recency, frequency and confidence do not vary on LoCoMo)."""
 
 

@@ -37,6 +37,8 @@ class Candidate:
     """The memory that FOLLOWS this one, if any."""
     turns: tuple[str, ...] = ()
     """The turns it derives from (DERIVED_FROM)."""
+    task: str | None = None
+    """The task it came from (FROM_TASK)."""
 
 
 def memory_data(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -54,7 +56,7 @@ def cosine(index_score: float | None) -> float:
 def graph_fields(row: Mapping[str, Any]) -> dict[str, Any]:
     """A candidate row's entity hits, FOLLOWS neighbours and source turns (both statements return them alike)."""
     return {"entity_hits": int(row.get("entity_hits") or 0), "before": row.get("before"), "after": row.get("after"),
-            "turns": tuple(row.get("turns") or ())}
+            "turns": tuple(row.get("turns") or ()), "task": row.get("task")}
 
 
 def from_statement(rows: list[dict[str, Any]], seeds: list[dict[str, Any]]) -> tuple[dict[str, Candidate],

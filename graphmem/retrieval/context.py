@@ -3,6 +3,8 @@
 - **Turns around a hit** (``FOLLOWS``): a memory whose neighbour in time matches the query well is likely part of
   the same exchange (the answer after the question), so it gains ``w_before`` times the score of the memory it
   follows and ``w_after`` times the score of the one that follows it, among the candidates.
+- **Its task** (``FROM_TASK``): a memory from a task whose other memories match gains ``w_task`` times the best of
+  them (the session the question is about).
 - **Provenance** (``DERIVED_FROM``): a result whose source turns are all among those of better results (a turn and
   the fact distilled from it) says nothing new; it moves after the others instead of taking a place.
 """
@@ -13,14 +15,28 @@ from collections.abc import Mapping, Sequence
 
 
 def context_bonus(base: Mapping[str, float], before: Mapping[str, str | None], after: Mapping[str, str | None],
-                  w_before: float, w_after: float) -> dict[str, float]:
+                  w_before: float, w_after: float, task: Mapping[str, str | None] | None = None,
+                  w_task: float = 0.0) -> dict[str, float]:
     """Per candidate: ``w_before * base[the memory it follows] + w_after * base[the memory that follows it]``,
-    counting only neighbours that are candidates themselves (0 when none is)."""
+    counting only neighbours that are candidates themselves (0 when none is), ``+ w_task *`` the best base of
+    the other candidates of its task."""
+    tasks = task or {}
+    best: dict[str, list[tuple[float, str]]] = {}
+    for mid, t in tasks.items():
+        if t is not None and mid in base:
+            best.setdefault(t, []).append((base[mid], mid))
+    for scores in best.values():
+        scores.sort(key=lambda x: (-x[0], x[1]))
     out: dict[str, float] = {}
     for mid in base:
         prev, nxt = before.get(mid), after.get(mid)
-        out[mid] = ((w_before * base[prev] if prev is not None and prev in base else 0.0)
-                    + (w_after * base[nxt] if nxt is not None and nxt in base else 0.0))
+        value = ((w_before * base[prev] if prev is not None and prev in base else 0.0)
+                 + (w_after * base[nxt] if nxt is not None and nxt in base else 0.0))
+        t = tasks.get(mid)
+        if w_task and t is not None:
+            others = [s for s, other in best[t][:2] if other != mid]
+            value += w_task * others[0] if others else 0.0
+        out[mid] = value
     return out
 
 

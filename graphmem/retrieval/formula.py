@@ -4,7 +4,8 @@ score = similarity * cosine (or what the path passed down) + fused * the seed ch
         + graph * the activation that came over edges (capped at 1) + time * (created inside the query's time range)
         + entity * (share of the query's entities it is ABOUT)
         + recency * exp time decay + frequency * log access count + confidence * confidence;
-then the context stage (``retrieval.context``): + before/after * the score of its FOLLOWS neighbours.
+then the context stage (``retrieval.context``): + before/after * the score of its FOLLOWS neighbours
+        + task * the best score of the other candidates of its task.
 The weights of the relevance terms (similarity, fused, graph, time) are fitted by leave-one-conversation-out
 cross-validation on the LoCoMo dev split (``benchmarks/fit_ranking.py``, ``benchmarks/results/fit_ranking.json``).
 """
@@ -33,6 +34,8 @@ class FormulaWeights(BaseModel):
     """Context stage: times the score of the memory this one FOLLOWS, when that one is a candidate too."""
     after: float = Field(default=0.3, ge=0)
     """Context stage: times the score of the memory that FOLLOWS this one, when that one is a candidate too."""
+    task: float = Field(default=0.0, ge=0)
+    """Context stage: times the best score of the other candidates from the same task (its session matched)."""
     fold: bool = True
     """Context stage: a result whose source turns better results cover already moves after the others."""
     recency: float = Field(default=0.2, ge=0)

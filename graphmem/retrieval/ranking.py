@@ -24,6 +24,9 @@ _ACCESS_COUNT = int(Memory.model_fields["access_count"].default)
 _CONFIDENCE = float(Memory.model_fields["confidence"].default)
 CONTEXT_POOL = 30
 """Candidates the context stage weighs at least (their FOLLOWS neighbours count only when among them)."""
+KEEP_MARGIN = 5
+"""Candidates the search statement returns beyond those the ranking needs: its scores and the client's are the
+same formula in two languages, so a near tie at the cut may fall either way."""
 
 
 @dataclass(frozen=True)
@@ -35,12 +38,14 @@ class QueryContext:
 
 
 def uses_context(weights: FormulaWeights, rerank: RerankMode) -> bool:
-    return rerank is not RerankMode.NONE and (weights.before > 0 or weights.after > 0 or weights.fold)
+    return rerank is not RerankMode.NONE and (weights.before > 0 or weights.after > 0 or weights.task > 0
+                                              or weights.fold)
 
 
 def keep_for(need: int, weights: FormulaWeights, rerank: RerankMode) -> int:
-    """How many candidates the statement must return for the ranking to see what it needs."""
-    return max(3 * need, CONTEXT_POOL) if uses_context(weights, rerank) else need
+    """How many candidates the statement returns (the best by the formula), and the ranking weighs: what the
+    context stage needs, and ``KEEP_MARGIN`` more."""
+    return (max(3 * need, CONTEXT_POOL) if uses_context(weights, rerank) else need) + KEEP_MARGIN
 
 
 def scoring_fields(data: Mapping[str, Any], now: datetime) -> tuple[datetime, int, float]:
@@ -68,15 +73,19 @@ def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, opt
                                            received=c.received, in_time=in_time, entity=entity)
         base[i] = c.fused + c.received if options.rerank is RerankMode.NONE else formula
         parts[i] = (sim, formula, rec, freq, in_time, entity)
-    context = {i: 0.0 for i in candidates}
+    # the ``keep_for`` best by the formula: what the statement returns (the stepwise path cuts the same way)
+    kept = sorted(base, key=lambda i: (-round(base[i], 6), i))[: keep_for(need, weights, options.rerank)]
+    base = {i: base[i] for i in kept}
+    context = {i: 0.0 for i in kept}
     covered: dict[str, str] = {}
     if uses_context(weights, options.rerank):
-        context = context_bonus(base, {i: c.before for i, c in candidates.items()},
-                                {i: c.after for i, c in candidates.items()}, weights.before, weights.after)
-    final = {i: round(base[i] + context[i], 6) for i in candidates}
+        context = context_bonus(base, {i: candidates[i].before for i in kept},
+                                {i: candidates[i].after for i in kept}, weights.before, weights.after,
+                                {i: candidates[i].task for i in kept}, weights.task)
+    final = {i: round(base[i] + context[i], 6) for i in kept}
     order = sorted(final, key=lambda i: (-final[i], i))
     if uses_context(weights, options.rerank) and weights.fold:
-        order, covered = fold_covered(order, {i: c.turns for i, c in candidates.items()})
+        order, covered = fold_covered(order, {i: candidates[i].turns for i in kept})
     ranks = {c: {i: r for r, i in enumerate(sorted(s, key=lambda x: -s[x]), 1)} for c, s in channel_scores.items()}
     return [result(candidates[i], final[i], parts[i], context[i], covered.get(i), channel_scores, ranks, options)
             for i in order[:need]]

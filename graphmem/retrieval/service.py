@@ -24,6 +24,7 @@ from graphmem.retrieval.formula import FormulaWeights
 from graphmem.retrieval.fusion import RRF_K, fuse
 from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
 from graphmem.retrieval.oversample import MAX_OVERSAMPLE, Oversample
+from graphmem.retrieval.ranking import KEEP_MARGIN as KEEP_MARGIN
 from graphmem.retrieval.ranking import QueryContext, keep_for, rank
 from graphmem.retrieval.ranking import scoring_fields as scoring_fields
 from graphmem.retrieval.timeparse import parse_time_range
@@ -55,9 +56,6 @@ VIA_MAX_DEGREE = 100
 ``VIA_FANOUT`` it walks are an arbitrary few of its hundreds of memories; sorting its edges was most of the entity
 step's time (benchmarks/expansion_limits.py measures recall with and without the cap)."""
 LLM_CANDIDATES = 20
-KEEP_MARGIN = 5
-"""Candidates the search statement returns beyond those the ranking needs: its scores and the client's are the
-same formula in two languages, so a near tie at the cut may fall either way."""
 ACCESS_TOP = 3
 """Results of a search whose access counts it raises: the few an agent reads first. Counting all k, cache hits too,
 made search worse with use (a pass over the LoCoMo questions raised the counts of memories that then outranked
@@ -184,7 +182,7 @@ class RetrievalService:
             w_recency=self.weights.recency, w_frequency=self.weights.frequency, w_confidence=self.weights.confidence,
             half_life_days=self.weights.half_life_days, frequency_cap=self.weights.frequency_cap,
             default_confidence=_CONFIDENCE,
-            keep=None if keep_all else keep_for(self._need(options), self.weights, options.rerank) + KEEP_MARGIN,
+            keep=None if keep_all else keep_for(self._need(options), self.weights, options.rerank),
             **filters)
         keys = {c: filter_key(c, filters) for c in (Channel.VECTOR, Channel.FULLTEXT)}
         limits = {c: self.oversample.limit(key, options.seed_k) for c, key in keys.items()}

@@ -173,13 +173,14 @@ async def test_example_operations_in_sequence_over_http(served: Served) -> None:
         assert [m["id"] for m in log["memories"]] == [refund]
 
         entities = (await run("Entities", namespace=ns))["entities"]
-        assert entities == [{"name": "refund policy", "kind": "unknown", "memories": 2}]
+        assert {"name": "refund policy", "kind": "unknown", "memories": 2} in entities  # named by the caller
+        assert all(e["kind"] != "unknown" for e in entities if e["name"] != "refund policy")  # found in content
 
         stats = (await run("Stats", namespace=ns))["stats"]
         assert {c["key"]: c["n"] for c in stats["memories"]} == {"semantic/active": 2, "episodic/active": 1}
-        assert {c["key"]: c["n"] for c in stats["nodes"]} == {"Task": 1, "Turn": 2, "Entity": 1}
+        assert {c["key"]: c["n"] for c in stats["nodes"]} == {"Task": 1, "Turn": 2, "Entity": len(entities)}
         edges = {c["key"]: c["n"] for c in stats["edges"]}
-        assert (edges["RELATES_TO"], edges["SUPPORTS"], edges["ABOUT"]) == (1, 1, 2)
+        assert (edges["RELATES_TO"], edges["SUPPORTS"], edges["ABOUT"]) == (1, 1, sum(e["memories"] for e in entities))
 
         # --- changes ---
         updated = (await run("UpdateMemory", namespace=ns, id=asked,

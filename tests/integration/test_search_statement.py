@@ -19,7 +19,7 @@ from graphmem.retrieval.candidates import Candidate
 from graphmem.retrieval.fusion import fuse
 from graphmem.retrieval.oversample import Oversample
 from graphmem.retrieval.ranking import QueryContext, keep_for
-from graphmem.retrieval.service import FANOUT, KEEP_MARGIN
+from graphmem.retrieval.service import FANOUT
 from graphmem.retrieval.types import Fusion
 from graphmem.service import MemoryService
 from graphmem.store import Step
@@ -132,5 +132,5 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
             order = [python[i] for i in ranked]
             assert all(x >= y - 1e-6 for x, y in itertools.pairwise(order)), (query, rerank, order)
             best, _ = await one._graph(query, qvec, asked, filters)
-            assert list(best) == list(ranked)[:keep_for(5, one.weights, rerank) + KEEP_MARGIN]
+            assert list(best) == list(ranked)[:keep_for(5, one.weights, rerank)]
     assert compared > 50

@@ -35,7 +35,9 @@ async def count(store: Store, namespace: str) -> dict[str, int]:
     return {r["what"]: r["n"] for r in rows}
 
 
-async def test_batch_with_entities_task_and_provenance(service: MemoryService, store: Store, namespace: str) -> None:
+async def test_batch_with_entities_task_and_provenance(bare_service: MemoryService, store: Store,
+                                                       namespace: str) -> None:
+    service = bare_service  # the caller's entities only (test_graph_construction covers what a write adds)
     task = await service.tasks.start(Task(namespace=namespace, agent="support-bot", title="refund question"))
     turns = await service.tasks.log_turns(namespace, task.id, [(Role.USER, "When does my refund arrive?"),
                                                               (Role.ASSISTANT, "Within 5 business days.")])

@@ -181,3 +181,51 @@ def test_entity_is_frozen() -> None:
     ent = Entity("dog", "thing", "dog")
     with pytest.raises(dataclasses.FrozenInstanceError):
         ent.name = "cat"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Refunds arrive within five business days", ["refund", "business day"]),
+        ("Card payments settle after two days", ["card payment"]),
+        ("The customer asked when the refund arrives", ["customer", "refund"]),
+        ("Wow! Caroline's pottery class sounds fun", ["caroline", "pottery class"]),
+    ],
+)
+def test_verbs_end_noun_phrases(text: str, expected: list[str]) -> None:
+    assert names(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My mom cooks dinner for the whole family.", ["mom", "dinner", "family"]),  # -s verb before an object
+        ("She paints landscapes.", ["landscape"]),  # after a subject pronoun
+        ("Our neighbors cook dinner together.", ["neighbor", "dinner"]),  # base form after a plural noun
+        ("That sounds like a great plan!", []),
+        ("The hotel offers free breakfast.", ["hotel", "breakfast"]),
+    ],
+)
+def test_noun_or_verb_words_read_as_verbs_in_a_verb_context(text: str, expected: list[str]) -> None:
+    assert names(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Her panic attacks got better.", ["panic attack"]),
+        ("The breathing exercises for my anxiety work.", ["breathing exercise", "anxiety"]),
+        ("Our hiking trips always end at a brewery.", ["hiking trip", "brewery"]),
+        ("Kids camp starts next week.", ["kids camp", "next week"]),
+        ("The bus stops near my house.", ["bus stop", "house"]),
+    ],
+)
+def test_noun_or_verb_words_stay_nouns_in_compounds(text: str, expected: list[str]) -> None:
+    assert names(text) == expected
+
+
+def test_plural_phrases_normalise_like_their_singular() -> None:
+    assert names("Refunds take a while.") == names("The refund takes a while.") == ["refund"]
+    assert names("I like card payments.") == names("I like the card payment.") == ["card payment"]
+    assert normalise_name("refunds") == normalise_name("refund") == "refund"
+    assert normalise_name("card payments") == "card payment"
