@@ -30,8 +30,13 @@ CONSTRUCTION: dict[str, dict[str, object]] = {
     "no-construction": {"graph_follows": False, "graph_entities": False, "graph_similar_k": 0},
 }
 """Settings of each construction variant (the default graph: every part on)."""
-RANKING: dict[str, dict[str, float]] = {"no-fused-term": {"fused": 0.0}, "no-graph-term": {"graph": 0.0},
-                                        "no-time-term": {"time": 0.0}}
+RANKING: dict[str, dict[str, float | bool]] = {
+    "no-fused-term": {"fused": 0.0}, "no-graph-term": {"graph": 0.0}, "no-time-term": {"time": 0.0},
+    "no-entity-term": {"entity": 0.0}, "no-follows-context": {"before": 0.0, "after": 0.0},
+    "no-task-context": {"task": 0.0}, "no-provenance-fold": {"fold": False},
+    "formula-before-this-work": {"fused": 0.0, "graph": 0.0, "time": 0.0, "entity": 0.0, "before": 0.0, "after": 0.0,
+                                 "task": 0.0, "fold": False, "frequency": 0.1},
+}
 """Formula weights of each ranking variant, the rest at their defaults."""
 NO_EXPANSION = "formula-hops0"
 
@@ -64,8 +69,8 @@ async def run(data: str, corpus: str) -> dict[str, Any]:
     defaults = FormulaWeights()
     for name, change in RANKING.items():
         await one(name, base, ("formula",), weights=defaults.model_copy(update=change))
-    for name, change in CONSTRUCTION.items():
-        await one(name, base.model_copy(update=change), ("formula",), tag=name)
+    for name, built in CONSTRUCTION.items():
+        await one(name, base.model_copy(update=built), ("formula",), tag=name)
     return out
 
 

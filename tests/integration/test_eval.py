@@ -71,3 +71,25 @@ async def test_locomo_eval_on_two_sessions(migrated: Settings, embedder: Embedde
             assert 0.0 <= lat["p50"] <= lat["p95"]
 
     assert report["results"]["vector"]["by_category"]["all"]["recall@20"] > 0.0, report["results"]["vector"]
+
+
+async def test_locomo_eval_turns_corpus_with_two_passes_records_accesses(migrated: Settings, embedder: Embedder,
+                                                                          store: Store) -> None:
+    sample = load_locomo(LOCOMO)[0]
+    namespace = eval_namespace(sample.sample_id, 1) + "-turns"
+    try:
+        report = await evaluate(migrated, LOCOMO, samples=[sample.sample_id], sessions=1, modes=("formula",),
+                                ks=KS, reimport=True, embedder=embedder, corpus="turns", passes=2)
+        counts = await store.read("test/access_counts", namespace=namespace)
+    finally:
+        await store.wipe_namespace(namespace)
+    assert report["imports"][0]["namespace"] == namespace
+    assert report["corpus"] == "turns"
+    assert report["access_recording"] is True
+    result = report["results"]["formula"]
+    assert len(result["passes"]) == 2
+    assert result["passes"][0] == {k: v for k, v in result["by_category"]["all"].items()}
+    n = result["by_category"]["all"]["n"]
+    # two passes, each search a use of its first 3 results (never a cache hit: every pass asks anew)
+    assert counts[0]["total"] == 2 * 3 * n
+    assert counts[0]["kinds"] == ["episodic"]  # the turns corpus holds no facts
