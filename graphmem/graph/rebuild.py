@@ -9,11 +9,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from graphmem.graph.construct import GraphOptions, Neighbour, graph_rows
-from graphmem.models import Memory, MemoryKind, MemoryStatus, Vector, utcnow
-from graphmem.service.planning import cosine_from_index_score, index_score_from_cosine
+from graphmem.graph.construct import GraphOptions, graph_rows
+from graphmem.models import Memory, MemoryKind, MemoryStatus, utcnow
+from graphmem.service.neighbours import stored_neighbours
 from graphmem.store import Step, Store
-from graphmem.store.store import VECTOR_INDEX
 
 
 @dataclass
@@ -55,15 +54,7 @@ async def _rebuild_page(store: Store, rows: list[dict[str, Any]], options: Graph
     kept = [r for r in rows if r["embedding"] is not None]
     memories = [_memory(r, now) for r in kept]
     vectors = [[float(x) for x in r["embedding"]] for r in kept]
-    stored: dict[int, list[Neighbour]] = {}
-    if options.similar_k > 0 and kept:
-        found = await store.read(
-            "graph/similar_candidates", index=VECTOR_INDEX, k=max(20, 5 * options.similar_k) + 1,
-            per_row=options.similar_k + 1, now=now, min_score=index_score_from_cosine(options.similar_min, similarity),
-            rows=[{"idx": i, "embedding": Vector(v), "namespace": m.namespace}
-                  for i, (m, v) in enumerate(zip(memories, vectors, strict=True))])
-        stored = {r["idx"]: [Neighbour(c["id"], cosine_from_index_score(c["score"], similarity))
-                             for c in r["similar"]] for r in found}
+    stored = await stored_neighbours(store, memories, vectors, options, similarity, now, stored_already=True)
     # pairs within the page are found twice (the index has them too): link_similar keeps one edge per pair
     built = graph_rows(memories, vectors, [tuple(r["entities"]) for r in kept], [r["task_id"] for r in kept],
                        stored, options, now)

@@ -7,7 +7,7 @@ builds the results with their score parts.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -106,10 +106,6 @@ def result(c: Candidate, score: float, part: tuple[float, float, float, float, b
         rerank=round(formula, 6) if options.rerank is not RerankMode.NONE else None,
     )
     return SearchResult(memory=memory, score=score, parts=parts, path=c.path, seed_id=c.seed_id)
-
-
-def order_ids(results: Sequence[SearchResult]) -> list[str]:
-    return [r.memory.id for r in results]
 
 
 __all__ = ["CONTEXT_POOL", "QueryContext", "keep_for", "rank", "scoring_fields", "uses_context"]

@@ -24,9 +24,7 @@ from graphmem.retrieval.formula import FormulaWeights
 from graphmem.retrieval.fusion import RRF_K, fuse
 from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
 from graphmem.retrieval.oversample import MAX_OVERSAMPLE, Oversample
-from graphmem.retrieval.ranking import KEEP_MARGIN as KEEP_MARGIN
 from graphmem.retrieval.ranking import QueryContext, keep_for, rank
-from graphmem.retrieval.ranking import scoring_fields as scoring_fields
 from graphmem.retrieval.timeparse import parse_time_range
 from graphmem.retrieval.types import (
     Channel,
@@ -62,7 +60,6 @@ made search worse with use (a pass over the LoCoMo questions raised the counts o
 better ones for the next, unrelated question)."""
 QUERY_VECTORS = 1024
 """Query embeddings kept (least recently used out)."""
-_ACCESS_COUNT = int(Memory.model_fields["access_count"].default)
 _CONFIDENCE = float(Memory.model_fields["confidence"].default)
 
 

@@ -13,7 +13,7 @@ import pydantic
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import ConflictError, NotFoundError, ValidationError
-from graphmem.graph.construct import Neighbour, graph_options, graph_rows
+from graphmem.graph.construct import graph_options, graph_rows
 from graphmem.models import (
     BatchResult,
     Memory,
@@ -28,6 +28,7 @@ from graphmem.models import (
 from graphmem.retrieval.cache import NamespaceVersions
 from graphmem.service.dedupe import dedupe_threshold
 from graphmem.service.idempotency import IdempotentWriter
+from graphmem.service.neighbours import stored_neighbours
 from graphmem.service.planning import (
     Hit,
     WritePlan,
@@ -162,17 +163,8 @@ class MemoryService(IdempotentWriter):
         options = graph_options(self.settings)
         index_of = {r.id: r.index for r in plan.results if r.action is WriteAction.CREATED}
         created_drafts = [drafts[index_of[m.id]] for m in plan.creates]
-        stored: dict[int, list[Neighbour]] = {}
-        if options.similar_k > 0:
-            similarity = self.settings.embedding_similarity
-            rows = await self.store.read(
-                "graph/similar_candidates", index=VECTOR_INDEX, k=max(20, 5 * options.similar_k),
-                per_row=options.similar_k, now=now,
-                min_score=index_score_from_cosine(options.similar_min, similarity),
-                rows=[{"idx": i, "embedding": Vector(v), "namespace": m.namespace}
-                      for i, (m, v) in enumerate(zip(plan.creates, plan.create_vectors, strict=True))])
-            stored = {r["idx"]: [Neighbour(c["id"], cosine_from_index_score(c["score"], similarity))
-                                 for c in r["similar"]] for r in rows}
+        stored = await stored_neighbours(self.store, plan.creates, plan.create_vectors, options,
+                                         self.settings.embedding_similarity, now)
         rows_ = graph_rows(plan.creates, plan.create_vectors, [d.entities for d in created_drafts],
                            [d.task_id for d in created_drafts], stored, options, now)
         plan.entity_rows += rows_.entity_rows

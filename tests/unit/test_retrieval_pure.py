@@ -15,7 +15,7 @@ from graphmem.retrieval.candidates import memory_data as candidate_map
 from graphmem.retrieval.expansion import Edge, ExpansionConfig, path_steps, seed_state, spread, spread_hop
 from graphmem.retrieval.formula import FormulaWeights, formula_score, frequency, recency
 from graphmem.retrieval.fusion import fuse, rrf, weighted
-from graphmem.retrieval.service import scoring_fields
+from graphmem.retrieval.ranking import scoring_fields
 from graphmem.retrieval.types import Channel, Fusion
 from graphmem.store.cypher import CypherLoader
 from graphmem.store.records import memory_from_map
