@@ -61,6 +61,11 @@ class Settings(BaseSettings):
     embed_base_url: str | None = None
     embed_api_key: SecretStr | None = None
 
+    fulltext_analyzer: str = "english"
+    """Lucene analyzer of the full-text index (a name from ``db.index.fulltext.listAvailableAnalyzers``). Chosen
+    on LoCoMo dev recall (benchmarks/README.md, "Full-text analyzer"); changing it rebuilds the index at the next
+    ``graphmem db migrate``."""
+
     # --- LLM (any OpenAI-compatible server) ------------------------------------------------------------
     llm_base_url: str | None = None
     """e.g. http://127.0.0.1:8088/v1 (scripts/llm-server.sh); None: no LLM, LLM rerank falls back to formula."""

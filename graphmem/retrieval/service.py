@@ -25,6 +25,7 @@ from graphmem.retrieval.fusion import RRF_K, fuse
 from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
 from graphmem.retrieval.oversample import MAX_OVERSAMPLE, Oversample
 from graphmem.retrieval.ranking import QueryContext, keep_for, rank
+from graphmem.retrieval.textquery import fulltext_query
 from graphmem.retrieval.timeparse import parse_time_range
 from graphmem.retrieval.types import (
     Channel,
@@ -34,7 +35,7 @@ from graphmem.retrieval.types import (
     SearchResult,
 )
 from graphmem.store import Store
-from graphmem.store.store import FULLTEXT_INDEX, VECTOR_INDEX, lucene_escape
+from graphmem.store.store import FULLTEXT_INDEX, VECTOR_INDEX
 
 MAX_QUERY_CHARS = 2000
 EXPAND_TYPES = ["RELATES_TO", "CAUSES", "PART_OF", "IS_A", "SUPPORTS", "CONTRADICTS", "SUPERSEDES", "FOLLOWS",
@@ -161,8 +162,7 @@ class RetrievalService:
         weighs) and ``KEEP_MARGIN`` more (``keep_all``: every one): reading a hundred memories to return ten was a
         tenth of a search."""
         asked = asked or QueryContext()
-        escaped = lucene_escape(query)
-        text = escaped if escaped.strip() else None
+        text = fulltext_query(query)
         params = dict(
             channels=[c.value for c in options.channels],
             channel_weights={c.value: w for c, w in options.channel_weights.items()},
@@ -248,8 +248,8 @@ class RetrievalService:
             if channel is Channel.VECTOR:
                 calls[channel] = self._vector_seeds(qvec, limit, filters)
             elif channel is Channel.FULLTEXT:
-                escaped = lucene_escape(query)
-                if escaped.strip():
+                escaped = fulltext_query(query)
+                if escaped:
                     calls[channel] = self._fulltext_seeds(escaped, limit, filters)
             elif channel is Channel.RECENCY:
                 calls[channel] = self.store.read("retrieval/seed_recency", limit=limit, **filters)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphmem.errors import SchemaMismatchError
-from graphmem.store.store import VECTOR_INDEX, Store
+from graphmem.store.store import FULLTEXT_INDEX, VECTOR_INDEX, Store
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,15 @@ async def check_vector_index(store: Store, dimensions: int) -> None:
         )
 
 
+async def check_fulltext_index(store: Store, analyzer: str) -> bool:
+    """Drop a full-text index built with another analyzer (the schema step rebuilds it); True when dropped."""
+    rows = await store.read("admin/fulltext_index_info", name=FULLTEXT_INDEX)
+    if rows and rows[0]["analyzer"] not in (None, analyzer):
+        await store.run_schema("admin/drop_fulltext_index")
+        return True
+    return False
+
+
 async def recorded_schema(store: Store) -> dict[str, object] | None:
     rows = await store.read("admin/schema_version_get")
     return rows[0] if rows else None
@@ -47,7 +56,9 @@ async def migrate(store: Store, *, embedding_dim: int, timeout_s: int = 300, ree
             f"memories were embedded with {recorded['embedding_model']!r}, the configuration says "
             f"{settings.embedding_model!r}: re-embed (graphmem db reembed) or configure the old model"
         )
-    params = {"dimensions": embedding_dim, "similarity": settings.embedding_similarity}
+    await check_fulltext_index(store, settings.fulltext_analyzer)
+    params = {"dimensions": embedding_dim, "similarity": settings.embedding_similarity,
+              "analyzer": settings.fulltext_analyzer}
     for name in store.cypher.names("schema"):
         await store.run_schema(name, **params)
     await store.run_schema("admin/await_indexes", timeout_s=timeout_s)

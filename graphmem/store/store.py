@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -172,11 +173,23 @@ class Store:
 
 
 _LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
 
 def lucene_escape(text: str) -> str:
-    """Escape Lucene syntax so user text is searched as words, never parsed as a query language."""
+    """Escape Lucene syntax so user text is searched as words, never parsed as a query language.
+
+    The analyzer (``settings.fulltext_analyzer``, "english") cuts Chinese into single characters, and single
+    characters match almost everything; so each run of CJK characters becomes its overlapping two-character
+    phrases ("退款政策" -> "退款" "款政" "政策"): a bigram match, on the same index, without a second one."""
     escaped = "".join(f"\\{c}" if c in _LUCENE_SPECIAL else c for c in text)
+    escaped = _CJK_RUN.sub(lambda m: f" {_bigrams(m.group())} ", escaped)
     # Bare boolean operators would still be parsed as operators.
     words = [w.lower() if w in {"AND", "OR", "NOT", "TO"} else w for w in escaped.split()]
     return " ".join(words)
+
+
+def _bigrams(run: str) -> str:
+    if len(run) == 1:
+        return run
+    return " ".join(f'"{run[i:i + 2]}"' for i in range(len(run) - 1))

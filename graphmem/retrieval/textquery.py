@@ -1,0 +1,50 @@
+"""The full-text channel's query: the question's content words, Lucene-escaped.
+
+Neo4j's "english" analyzer stems and drops only Lucene's 33 English stop words, so "what", "did", "how" or "you"
+still match every memory that says them ("Caroline: Cool! What did it look like?" came back in unrelated top-5s
+for matching "what did"). The query keeps only words that carry meaning: the extractor's function words and
+auxiliary verbs are dropped here, on the query side, where it costs nothing and needs no re-index. Chinese runs
+become bigram phrases (``lucene_escape``); a bigram that holds a particle ("的", "了", "吗" ...) is dropped."""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.graph.entity_words import FUNCTION
+from graphmem.store.store import lucene_escape
+
+_AUX = frozenset(str.split("""am is are was were be been being have has had having do does did done doing will would
+shall should can could may might must get got gets let lets ok okay"""))
+STOP = FUNCTION | _AUX
+_ZH_PARTICLES = frozenset("的了吗呢吧啊呀哦嘛是在和与及或也都就又被把给着过么")
+_TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[^\W_]+(?:['\u2019][^\W_]+)*|\S", re.UNICODE)
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+def content_words(text: str) -> list[str]:
+    """The query's tokens without stop words, in order; CJK runs split into their particle-free bigrams."""
+    out: list[str] = []
+    for token in _TOKEN.findall(text):
+        if _CJK.match(token):
+            out.extend(_zh_pieces(token))
+        elif token[0].isalnum() and token.lower().replace("\u2019", "'").split("'")[0] not in STOP:
+            out.append(token)
+    return out
+
+
+def _zh_pieces(run: str) -> list[str]:
+    if len(run) == 1:
+        return [] if run in _ZH_PARTICLES else [run]
+    pairs = [run[i:i + 2] for i in range(len(run) - 1)]
+    return [p for p in pairs if not (set(p) & _ZH_PARTICLES)]
+
+
+def fulltext_query(text: str) -> str | None:
+    """The escaped Lucene query for ``text``, or None when nothing in it is worth matching."""
+    words = content_words(text)
+    if not words:
+        return None
+    # CJK pieces are whole bigrams already: quote them so the single-character index matches them as phrases.
+    parts = [f'"{w}"' if _CJK.match(w) and len(w) > 1 else lucene_escape(w) for w in words]
+    query = " ".join(p for p in parts if p.strip())
+    return query or None
