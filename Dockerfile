@@ -20,8 +20,9 @@ ENV PATH=/opt/venv/bin:$PATH
 
 WORKDIR /src
 # Only what the wheel is built from (see [tool.hatch.build.targets.wheel] in pyproject.toml):
-# the package, the Cypher files force-included into it, and the metadata. graphql/ is not part
-# of the wheel yet; copy it here once pyproject.toml force-includes it.
+# the package, the Cypher files force-included into it, and the metadata. graphql/ (the exported
+# SDL and example operations) is for clients and tests: the server builds its schema from the
+# code, so graphql/ is not in the wheel and not copied.
 COPY pyproject.toml README.md ./
 COPY graphmem/ graphmem/
 COPY cypher/ cypher/
@@ -51,4 +52,6 @@ EXPOSE 8000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=5 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://localhost:8000/healthz', timeout=4)"]
 
-CMD ["graphmem", "serve", "--host", "0.0.0.0", "--port", "8000"]
+# --demo-token: a token that reads and writes the demo namespace, GRAPHMEM_DEMO_TOKEN or a fresh one printed at
+# start (without any token configured, serve refuses to start). More tokens: GRAPHMEM_TOKENS or GRAPHMEM_TOKENS_FILE.
+CMD ["graphmem", "serve", "--host", "0.0.0.0", "--port", "8000", "--demo-token"]

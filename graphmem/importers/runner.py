@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 
 from graphmem.importers.plan import ImportPlan
-from graphmem.models import MemoryDraft, MemoryKind, Turn, WriteAction
+from graphmem.models import MemoryDraft, MemoryKind, Turn, WriteAction, WriteResult
 from graphmem.service import MemoryService
 
 Progress = Callable[[int], object]
@@ -21,7 +21,9 @@ class ImportReport:
     turns: int = 0
     created: int = 0
     strengthened: int = 0
-    existing: int = 0
+    """Near-duplicates that reinforced an existing memory (its confidence and provenance changed)."""
+    unchanged: int = 0
+    """Nothing written: the id is stored, or an earlier import applied this item's strengthening already."""
     entities: int = 0
     unmatched_evidence: int = 0
     seconds: float = 0.0
@@ -29,9 +31,23 @@ class ImportReport:
 
     def line(self) -> str:
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(self.by_kind.items()))
-        return (f"{self.namespace}: {self.tasks} tasks, {self.turns} turns, memories created {self.created} "
-                f"({kinds}), strengthened {self.strengthened}, already there {self.existing}, "
+        created = f"created {self.created}" + (f" ({kinds})" if kinds else "")
+        return (f"{self.namespace}: {self.tasks} tasks, {self.turns} turns, memories {created}, "
+                f"strengthened {self.strengthened}, unchanged {self.unchanged}, "
                 f"{self.entities} entities, {self.unmatched_evidence} unmatched evidence ids, {self.seconds:.1f}s")
+
+    def count(self, drafts: Sequence[MemoryDraft], results: Sequence[WriteResult], applied: Set[str]) -> None:
+        """Add one batch's results. ``applied``: the draft ids the namespace accounted for before the write (stored
+        memories and the strengthen tokens of earlier writes): a strengthen by one of them changed nothing."""
+        for item in results:
+            draft = drafts[item.index]
+            if item.action is WriteAction.CREATED:
+                self.created += 1
+                self.by_kind[draft.kind.value] = self.by_kind.get(draft.kind.value, 0) + 1
+            elif item.action is WriteAction.STRENGTHENED and not (draft.id is not None and draft.id in applied):
+                self.strengthened += 1
+            else:
+                self.unchanged += 1
 
 
 def plan_units(plan: ImportPlan) -> int:
@@ -39,22 +55,27 @@ def plan_units(plan: ImportPlan) -> int:
     return len(plan.turns) + len(plan.memories)
 
 
+async def applied_ids(service: MemoryService, drafts: Sequence[MemoryDraft]) -> set[str]:
+    """The draft ids the drafts' namespaces already account for: memory ids and strengthen tokens (a repeat's own
+    id, which ``memory/strengthen`` applies once). Empty when no draft has an id (nothing to recognise then)."""
+    if not any(d.id for d in drafts):
+        return set()
+    ids: set[str] = set()
+    for namespace in sorted({d.namespace for d in drafts}):
+        for row in await service.store.read("eval/written_ids", namespace=namespace):
+            ids.update(row["ids"])
+    return ids
+
+
 async def write_drafts(
     service: MemoryService, drafts: Sequence[MemoryDraft], report: ImportReport, *, batch_size: int,
     dedupe: bool, progress: Progress | None = None,
 ) -> None:
     batches = [drafts[start:start + batch_size] for start in range(0, len(drafts), batch_size)]
+    applied = await applied_ids(service, drafts) if dedupe else set()
     results = await service.write_many(batches, dedupe=dedupe, progress=progress)
     for batch, result in zip(batches, results, strict=True):
-        for item in result.items:
-            if item.action is WriteAction.CREATED:
-                report.created += 1
-                kind = batch[item.index].kind.value
-                report.by_kind[kind] = report.by_kind.get(kind, 0) + 1
-            elif item.action is WriteAction.STRENGTHENED:
-                report.strengthened += 1
-            else:
-                report.existing += 1
+        report.count(batch, result.items, applied)
 
 
 async def run_plan(

@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 import shlex
 import tomllib
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from graphmem.cli.serve import DEMO_TOKEN_ENV, DEMO_TOKEN_NAME, with_demo_token
 from graphmem.config import NEO4J_VERSION, Settings
+from graphmem.security import TokenStore
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = ROOT / "docker-compose.yml"
@@ -27,6 +31,7 @@ POM_FILE = ROOT / "graphmem" / "neo4j_local" / "pom.xml"
 PASSWORD_VAR = "GRAPHMEM_NEO4J_PASSWORD"
 REQUIRED_PASSWORD = re.compile(r"\$\{" + PASSWORD_VAR + r":\?[^}]*\}")
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
+COMPOSE_VARIABLE = re.compile(r"\$\$|\$\{(\w+)(?:(:?)([-?])([^}]*))?\}")
 
 
 # --------------------------------------------------------------------------------------------- helpers
@@ -46,6 +51,35 @@ def _environment(service: dict[str, Any]) -> dict[str, str]:
         pairs = (item.split("=", 1) if "=" in item else (item, "") for item in env)
         return {k: v for k, v in pairs}
     return {str(k): "" if v is None else str(v) for k, v in env.items()}
+
+
+def interpolate(value: str, env: Mapping[str, str]) -> str:
+    """A Compose value with ``${VAR}``, ``${VAR:-default}``, ``${VAR-default}``, ``${VAR:?error}``, ``${VAR?error}``
+    and ``$$`` resolved against ``env`` as `docker compose` does; a required variable that is missing fails."""
+
+    def one(match: re.Match[str]) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        name, colon, op, arg = match.groups()
+        found = env.get(name)
+        missing = found is None or (colon == ":" and found == "")
+        if op == "-":
+            return arg if missing else str(found)
+        if op == "?":
+            assert not missing, f"docker compose refuses to start without {name}: {arg}"
+        return found or ""
+
+    return COMPOSE_VARIABLE.sub(one, value)
+
+
+def service_environment(service: dict[str, Any], env: Mapping[str, str]) -> dict[str, str]:
+    """The environment Compose gives a service's container when the shell running it has ``env``."""
+    return {key: interpolate(value, env) for key, value in _environment(service).items()}
+
+
+def command_words(service: dict[str, Any]) -> list[str]:
+    command = service.get("command")
+    return [str(w) for w in command] if isinstance(command, list) else shlex.split(str(command))
 
 
 def _published_ports(service: dict[str, Any]) -> list[tuple[str | None, int]]:
@@ -238,8 +272,7 @@ def test_graphmem_talks_to_the_neo4j_service(services: dict[str, dict[str, Any]]
 
 
 def test_graphmem_serves_on_the_port_compose_maps(services: dict[str, dict[str, Any]]) -> None:
-    command = services["graphmem"].get("command")
-    words = command if isinstance(command, list) else shlex.split(str(command))
+    words = command_words(services["graphmem"])
     assert words[:2] == ["graphmem", "serve"], f"unexpected command {words}"
     assert words[words.index("--port") + 1] == "8000"
     assert words[words.index("--host") + 1] == "0.0.0.0"  # noqa: S104 - inside the container; published on 127.0.0.1
@@ -377,3 +410,35 @@ def test_neo4j_container_gets_the_managed_servers_index_settings(
     default = str(Settings.model_fields["neo4j_vector_merge_factor"].default)
     for name, value in in_container.items():
         assert value == "${GRAPHMEM_NEO4J_VECTOR_MERGE_FACTOR:-" + default + "}", name
+
+
+def test_interpolate_follows_compose_rules() -> None:
+    env = {"SET": "x", "EMPTY": ""}
+    assert interpolate("${SET:-d}/${EMPTY:-d}/${EMPTY-d}/${UNSET-d}/${SET}/${UNSET}/$$HOME", env) == "x/d//d/x//$HOME"
+    assert interpolate("${SET:?needed}", env) == "x"
+    with pytest.raises(AssertionError, match="without EMPTY: needed"):
+        interpolate("${EMPTY:?needed}", env)
+
+
+def test_graphmem_service_has_a_token_out_of_the_box(
+    services: dict[str, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`graphmem serve` refuses to start when no token is configured: with nothing exported but the password, the
+    service's command and environment must give it one (the demo token it prints)."""
+    env = service_environment(services["graphmem"], {PASSWORD_VAR: "a-long-secret"})
+    for key in [k for k in os.environ if k.startswith("GRAPHMEM_")]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    assert "--demo-token" in command_words(services["graphmem"]), "serve would refuse to start: no token configured"
+    settings, line = with_demo_token(Settings(), env.get(DEMO_TOKEN_ENV))
+    token = line.rsplit(": ", 1)[1]
+    assert TokenStore.from_settings(settings).authenticate(f"Bearer {token}").name == DEMO_TOKEN_NAME
+
+
+def test_the_image_runs_the_same_command_as_compose(
+    services: dict[str, dict[str, Any]], dockerfile: list[tuple[str, str]]
+) -> None:
+    cmd = [_exec_form_or_words(args) for kw, args in dockerfile if kw == "CMD"]
+    assert cmd, "the Dockerfile has no CMD"
+    assert cmd[-1] == command_words(services["graphmem"])

@@ -1,0 +1,156 @@
+"""``graphmem token list`` and ``revoke``, and the demo token of ``graphmem serve --demo-token``."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from graphmem.cli import cli
+from graphmem.cli.serve import DEMO_TOKEN_NAME, with_demo_token
+from graphmem.config import Settings
+from graphmem.errors import ConfigError, UnauthenticatedError
+from graphmem.security import TokenStore, add_token_entry, make_entry, new_token
+
+H1 = "a" * 64
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in list(os.environ):
+        if key.startswith("GRAPHMEM_"):
+            monkeypatch.delenv(key)
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+def create(path: Path, name: str, *rights: str) -> str:
+    result = invoke("token", "create", "--name", name, *rights, "--file", str(path))
+    assert result.exit_code == 0, result.output
+    return result.stdout.strip()
+
+
+# --- list ---------------------------------------------------------------------------------------------------------
+
+
+def test_list_shows_names_rights_and_hash_prefix_never_a_secret(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.yaml"
+    alice = create(path, "alice", "--read", "a,b", "--write", "a", "--shared")
+    root = create(path, "root", "--admin")
+    result = invoke("token", "list", "--file", str(path))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["NAME", "SHA256", "SOURCE", "RIGHTS"]
+    stored = {e["name"]: e["sha256"] for e in yaml.safe_load(path.read_text())["tokens"]}
+    assert lines[1].split()[:3] == ["alice", stored["alice"][:12], str(path)]
+    assert lines[1].endswith("read a,b; write a; shared")
+    assert lines[2].split()[:3] == ["root", stored["root"][:12], str(path)]
+    assert "admin" in lines[2]
+    assert alice not in result.output
+    assert root not in result.output
+    assert stored["alice"] not in result.output  # only a prefix of the hash
+
+
+def test_list_json_merges_the_file_and_inline_tokens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "tokens.json"
+    create(path, "alice", "--write", "a")
+    monkeypatch.setenv("GRAPHMEM_TOKENS_FILE", str(path))
+    monkeypatch.setenv("GRAPHMEM_TOKENS", json.dumps({"tokens": [{"name": "ci", "sha256": H1, "read": ["x"]}]}))
+    result = invoke("token", "list", "--json")
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(r["name"], r["source"]) for r in rows] == [("alice", str(path)), ("ci", "GRAPHMEM_TOKENS")]
+    assert rows[1] == {"name": "ci", "read": ["x"], "write": [], "shared": False, "admin": False,
+                       "sha256_prefix": H1[:12], "source": "GRAPHMEM_TOKENS"}
+
+
+def test_list_without_any_tokens_configured_is_an_error() -> None:
+    result = invoke("token", "list")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("graphmem: error [INVALID_CONFIG]: no tokens configured")
+
+
+def test_list_of_a_missing_file_is_one_error_line(tmp_path: Path) -> None:
+    result = invoke("token", "list", "--file", str(tmp_path / "none.yaml"))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [f"graphmem: error [INVALID_CONFIG]: tokens file {tmp_path / 'none.yaml'} "
+                                          "does not exist (create it with `graphmem token create`)"]
+
+
+# --- revoke -------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_revoke_removes_only_that_token(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"tokens{suffix}"
+    alice = create(path, "alice", "--write", "a")
+    bob = create(path, "bob", "--write", "b")
+    result = invoke("token", "revoke", "alice", "--file", str(path))
+    assert result.exit_code == 0, result.output
+    assert "restart `graphmem serve`" in result.stderr
+    store = TokenStore.from_file(path)
+    assert [p.name for p in store.principals] == ["bob"]
+    assert store.authenticate(f"Bearer {bob}").name == "bob"
+    with pytest.raises(UnauthenticatedError):
+        store.authenticate(f"Bearer {alice}")
+    if suffix == ".json":
+        assert json.loads(path.read_text())["tokens"][0]["name"] == "bob"
+    else:
+        assert path.read_text().startswith("# graphmem API tokens")
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_revoke_of_an_unknown_name_changes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.yaml"
+    add_token_entry(path, make_entry("alice", H1, read=["a"]))
+    before = path.read_text()
+    result = invoke("token", "revoke", "mallory", "--file", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [f"graphmem: error [NOT_FOUND]: no token named 'mallory' in {path} "
+                                          "(graphmem token list shows them)"]
+    assert path.read_text() == before
+
+
+def test_revoke_of_an_inline_token_says_where_it_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "tokens.yaml"
+    add_token_entry(path, make_entry("alice", H1, read=["a"]))
+    monkeypatch.setenv("GRAPHMEM_TOKENS_FILE", str(path))
+    monkeypatch.setenv("GRAPHMEM_TOKENS", json.dumps({"tokens": [{"name": "ci", "sha256": "b" * 64}]}))
+    result = invoke("token", "revoke", "ci")
+    assert result.exit_code == 1
+    assert "[INVALID_INPUT]: token 'ci' is defined in GRAPHMEM_TOKENS" in result.stderr
+
+
+# --- serve --demo-token -------------------------------------------------------------------------------------------
+
+
+def test_a_fresh_demo_token_is_printed_and_authenticates() -> None:
+    settings, line = with_demo_token(Settings(), None)
+    secret = line.rsplit(": ", 1)[1]
+    assert secret.startswith("gm_")
+    assert line.startswith("demo token (reads and writes demo, reads shared): ")
+    assert secret not in (settings.tokens or "")  # only its hash
+    principal = TokenStore.from_settings(settings).authenticate(f"Bearer {secret}")
+    assert (principal.name, principal.write, principal.shared) == (DEMO_TOKEN_NAME, frozenset({"demo"}), True)
+
+
+def test_the_demo_token_from_the_environment_is_kept_beside_inline_tokens() -> None:
+    other, other_hash = new_token()
+    inline = json.dumps({"tokens": [{"name": "ci", "sha256": other_hash, "read": ["x"]}]})
+    settings, line = with_demo_token(Settings(tokens=inline), "a-long-demo-token-of-mine")
+    assert "a-long-demo-token-of-mine" not in line
+    assert line.endswith(": the value of GRAPHMEM_DEMO_TOKEN")
+    store = TokenStore.from_settings(settings)
+    assert store.authenticate("Bearer a-long-demo-token-of-mine").name == DEMO_TOKEN_NAME
+    assert store.authenticate(f"Bearer {other}").name == "ci"
+
+
+def test_a_short_demo_token_is_refused() -> None:
+    with pytest.raises(ConfigError, match="at least 16 characters"):
+        with_demo_token(Settings(), "short")
