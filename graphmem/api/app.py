@@ -17,11 +17,12 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
-from strawberry.asgi import GraphQL
 
 from graphmem.api.context import Context, Loaders
+from graphmem.api.edge import ALLOWED_METHODS, EdgeView, error_response, refusal
+from graphmem.api.errors import MASKED
 from graphmem.api.observability import Metrics, configure_logging, request_id_var
-from graphmem.api.schema import schema
+from graphmem.api.schema import root_operation_names, schema
 from graphmem.config import Settings
 from graphmem.embed import Embedder, embedding_dimension, make_embedder
 from graphmem.errors import ConfigError, GraphmemError, RateLimitedError, UnauthenticatedError
@@ -52,7 +53,7 @@ class AppState:
     reflection: ReflectionService
 
 
-class GraphQLApp(GraphQL[Context, None]):
+class GraphQLApp(EdgeView):
     async def get_context(self, request: Request | WebSocket, response: Response | WebSocket) -> Context:
         state: AppState = request.app.state.graphmem
         principal: Principal = request.scope["graphmem.principal"]
@@ -60,11 +61,6 @@ class GraphQLApp(GraphQL[Context, None]):
                                shared_namespace=state.settings.shared_namespace, reflection=state.reflection)
         return Context(service=scoped, loaders=Loaders.create(state.browse), request_id=request_id_var.get(),
                        principal=principal.name, metrics=state.metrics)
-
-
-def _error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    body = {"errors": [{"message": message, "extensions": {"code": code, "requestId": request_id_var.get()}}]}
-    return JSONResponse(body, status_code=status, headers=headers)
 
 
 ANONYMOUS = Principal(name="anonymous")
@@ -76,7 +72,7 @@ class BodyTooLarge(Exception):
 
 
 class Guard:
-    """For /graphql: body size limit, bearer auth and per-token rate limit, before GraphQL runs."""
+    """For /graphql: allowed methods, body size limit, bearer auth and per-token rate limit, before GraphQL runs."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -87,6 +83,11 @@ class Guard:
             return
         request = Request(scope)
         state: AppState = request.app.state.graphmem
+        if request.method not in ALLOWED_METHODS:
+            allow = {"Allow": ", ".join(ALLOWED_METHODS)}
+            await refusal(405, "METHOD_NOT_ALLOWED", f"{request.method} is not allowed on /graphql: send operations "
+                          "with POST", allow)(scope, receive, send)
+            return
         if request.method == "GET" and "text/html" in request.headers.get("accept", ""):
             scope["graphmem.principal"] = ANONYMOUS  # the GraphiQL page itself holds no data
             await self.app(scope, receive, send)
@@ -94,17 +95,17 @@ class Guard:
         limit = state.settings.api_max_body_bytes
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            await _error(413, "INVALID_INPUT", f"request body over {limit} bytes")(scope, receive, send)
+            await refusal(413, "INVALID_INPUT", f"request body over {limit} bytes")(scope, receive, send)
             return
         try:
             principal = state.tokens.authenticate(request.headers.get("authorization"))
             state.limiter.check(principal.name)
         except UnauthenticatedError as exc:
-            await _error(401, exc.code, str(exc), {"WWW-Authenticate": "Bearer"})(scope, receive, send)
+            await refusal(401, exc.code, str(exc), {"WWW-Authenticate": "Bearer"})(scope, receive, send)
             return
         except RateLimitedError as exc:
             retry = max(1, round(exc.retry_after + 0.5))
-            await _error(429, "RATE_LIMITED", str(exc), {"Retry-After": str(retry)})(scope, receive, send)
+            await refusal(429, "RATE_LIMITED", str(exc), {"Retry-After": str(retry)})(scope, receive, send)
             return
         scope["graphmem.principal"] = principal
         received = 0
@@ -120,7 +121,7 @@ class Guard:
         try:
             await self.app(scope, counted, send)
         except BodyTooLarge:
-            await _error(413, "INVALID_INPUT", f"request body over {limit} bytes")(scope, receive, send)
+            await refusal(413, "INVALID_INPUT", f"request body over {limit} bytes")(scope, receive, send)
 
 
 class RequestLog:
@@ -140,17 +141,23 @@ class RequestLog:
         token = request_id_var.set(rid)
         started = time.perf_counter()
         status = 500
+        responded = False
 
         async def send_with_id(message: Message) -> None:
-            nonlocal status
+            nonlocal status, responded
             if message["type"] == "http.response.start":
-                status = message["status"]
+                status, responded = message["status"], True
                 message.setdefault("headers", [])
                 message["headers"] = [*message["headers"], (b"x-request-id", rid.encode())]
             await send(message)
 
         try:
             await self.app(scope, receive, send_with_id)
+        except Exception:
+            log.exception("unhandled error (request %s)", rid)
+            if responded:
+                raise
+            await error_response(500, "INTERNAL", MASKED)(scope, receive, send_with_id)
         finally:
             path = scope.get("path", "")
             self.metrics.http_requests.labels(path=path if path in KNOWN_PATHS else "other", status=str(status)).inc()
@@ -185,7 +192,7 @@ async def metrics_endpoint(request: Request) -> Response:
 def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Starlette:
     """The app; its lifespan connects Neo4j (applying the schema), loads the embedder and the LLM client."""
     configure_logging(settings.log_level)
-    metrics = Metrics()
+    metrics = Metrics(known_operations=root_operation_names())
     tokens = TokenStore.from_settings(settings)  # fails loudly before serving when nobody could authenticate
 
     @asynccontextmanager
@@ -218,7 +225,7 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Starl
     graphql_app = GraphQLApp(schema, graphql_ide="graphiql", allow_queries_via_get=False)
     app = Starlette(routes=[
         Route("/healthz", healthz), Route("/readyz", readyz), Route("/metrics", metrics_endpoint),
-        Route("/graphql", Guard(graphql_app), methods=["GET", "POST"]),
+        Route("/graphql", Guard(graphql_app)),  # every method: the guard answers 405 with a code
     ], lifespan=lifespan)
     app.add_middleware(RequestLog, metrics=metrics)
     return app

@@ -1,12 +1,15 @@
-"""Expected failures carry a stable ``extensions.code``; unexpected ones are masked and logged."""
+"""Expected failures carry a stable ``extensions.code`` and log one line; unexpected ones are masked and logged
+with their traceback. (Refusals before GraphQL runs are coded in :mod:`graphmem.api.edge`.)"""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 import pydantic
 from strawberry.extensions import SchemaExtension
+from strawberry.types import ExecutionContext
 
 from graphmem.errors import (
     ConflictError,
@@ -53,7 +56,11 @@ def message_for(exc: BaseException) -> str:
 
 
 class ErrorCodes(SchemaExtension):
-    """Rewrites every error of a result: a code for the expected ones, a mask for the rest."""
+    """Rewrites every error of a result: a code for the expected ones, a mask for the rest.
+
+    Logs one line (no traceback) per expected error; the unexpected ones are logged, with their traceback, by
+    :func:`log_unexpected` (the schema's ``process_errors``, which sees the original errors of every path).
+    """
 
     def on_operation(self) -> Iterator[None]:
         yield
@@ -62,32 +69,54 @@ class ErrorCodes(SchemaExtension):
             return
         context = self.execution_context.context
         request_id = getattr(context, "request_id", None) if context is not None else None
+        operation = (self.execution_context.operation_name or "anonymous")[:100]
         rewritten: list[GraphQLError] = []
         for error in result.errors or []:
-            original = error.original_error
             extensions = dict(error.extensions or {})
-            if original is None:  # syntax and validation errors: safe to show
-                extensions.setdefault("code", "GRAPHQL_VALIDATION_FAILED")
-                message = error.message
-            elif is_variable_error(error):  # a variable's value does not fit its type: rejected before any resolver
-                extensions["code"] = "INVALID_INPUT"
-                message = error.message
-            elif (code := code_for(original)) is not None:
-                extensions["code"] = code
-                message = message_for(original)
-                if isinstance(original, RateLimitedError):
-                    extensions["retryAfter"] = round(original.retry_after, 3)
-                if isinstance(original, StoreUnavailableError):
-                    log.warning("store unavailable in %s (request %s): %s", error.path, request_id, original)
-            else:
-                log.error("unexpected error in %s (request %s)", error.path, request_id, exc_info=original)
-                extensions["code"] = "INTERNAL"
-                message = MASKED
+            code, message = classify(error, extensions)
+            fields = {"code": code, "request_id": request_id, "operation": operation, "field": field_of(error)}
+            if isinstance(error.original_error, StoreUnavailableError):  # the driver's text: for the log only
+                log.warning("store unavailable in %s (request %s): %s", error.path, request_id,
+                            error.original_error, extra=fields)
+            elif code != "INTERNAL":  # the client's mistake: one line, no traceback
+                log.info("%s in %s: %s", code, operation, message[:500], extra={**fields, "error": message[:500]})
+            extensions["code"] = code
             if request_id:
                 extensions["requestId"] = request_id
             rewritten.append(GraphQLError(message, nodes=error.nodes, source=error.source, positions=error.positions,
                                           path=error.path, extensions=extensions))
         result.errors = rewritten
+
+
+def log_unexpected(errors: list[GraphQLError], execution: ExecutionContext | None) -> None:
+    """Logs each unexpected error of ``errors`` with its traceback (expected ones are ErrorCodes' one line)."""
+    context = execution.context if execution is not None else None
+    request_id = getattr(context, "request_id", None)
+    operation = ((execution.operation_name if execution is not None else None) or "anonymous")[:100]
+    for error in errors:
+        if classify(error, {})[0] == "INTERNAL":
+            log.error("unexpected error in %s (request %s)", error.path, request_id, exc_info=error.original_error,
+                      extra={"code": "INTERNAL", "request_id": request_id, "operation": operation,
+                             "field": field_of(error)})
+
+
+def classify(error: GraphQLError, extensions: dict[str, Any]) -> tuple[str, str]:
+    """The code and the client's message of ``error`` (INTERNAL and a mask when unexpected)."""
+    original = error.original_error
+    if original is None:  # syntax and validation errors: safe to show
+        return str(extensions.get("code", "GRAPHQL_VALIDATION_FAILED")), error.message
+    if is_variable_error(error):  # a variable's value does not fit its type: rejected before any resolver
+        return "INVALID_INPUT", error.message
+    code = code_for(original)
+    if code is None:
+        return "INTERNAL", MASKED
+    if isinstance(original, RateLimitedError):
+        extensions["retryAfter"] = round(original.retry_after, 3)
+    return code, message_for(original)
+
+
+def field_of(error: GraphQLError) -> str | None:
+    return ".".join(str(part) for part in error.path) if error.path else None
 
 
 def is_variable_error(error: GraphQLError) -> bool:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -14,6 +15,10 @@ from strawberry.extensions import SchemaExtension
 
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
 LATENCY_BUCKETS = (0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24)
+MAX_OPERATION_LABELS = 50
+"""Client-chosen operation names labelled as themselves, besides the known ones; later new names are "other"."""
+OPERATION_NAME = re.compile(r"[_A-Za-z][_0-9A-Za-z]{0,63}")
+LOG_FIELDS = ("path", "method", "status", "ms", "principal", "code", "operation", "field", "error")
 
 
 if TYPE_CHECKING:
@@ -21,7 +26,11 @@ if TYPE_CHECKING:
 
 
 class Metrics:
-    def __init__(self) -> None:
+    def __init__(self, *, known_operations: Iterable[str] = (), max_operation_labels: int = MAX_OPERATION_LABELS,
+                 ) -> None:
+        self.known_operations = frozenset(known_operations)
+        self.max_operation_labels = max_operation_labels
+        self._admitted: set[str] = set()
         self.registry = CollectorRegistry()
         self.http_requests = Counter("graphmem_http_requests_total", "HTTP requests", ["path", "status"],
                                      registry=self.registry)
@@ -49,33 +58,51 @@ class Metrics:
             self.llm_tokens.labels(kind="prompt").inc(report.llm.prompt_tokens)
             self.llm_tokens.labels(kind="completion").inc(report.llm.completion_tokens)
 
+    def operation_label(self, name: str | None, *, admit: bool) -> str:
+        """The ``operation`` label of an operation named ``name`` by the client, from a bounded set.
+
+        A known name (a root field's, as in graphql/operations/) is itself; so are the first
+        ``max_operation_labels`` other valid names seen with ``admit`` (the document parsed);
+        "anonymous" without a name; "other" for the rest. The label set can never grow past known + max + 2.
+        """
+        if not name:
+            return "anonymous"
+        if name in self.known_operations or name in self._admitted:
+            return name
+        if admit and len(self._admitted) < self.max_operation_labels and OPERATION_NAME.fullmatch(name):
+            self._admitted.add(name)
+            return name
+        return "other"
+
     def observe_search(self, timings_ms: Mapping[str, float]) -> None:
         for stage, ms in timings_ms.items():
             self.search_stage_seconds.labels(stage=stage).observe(ms / 1000)
 
 
 class OperationMetrics(SchemaExtension):
-    """Counts and times each GraphQL operation by name; outcome is ok or error."""
+    """Counts and times each GraphQL operation by name (a bounded label: Metrics.operation_label); outcome is ok
+    or error."""
 
     def on_operation(self) -> Iterator[None]:
         started = time.perf_counter()
         yield
-        context = self.execution_context.context
-        metrics = getattr(context, "metrics", None)
+        execution = self.execution_context
+        metrics = getattr(execution.context, "metrics", None)
         if metrics is None:
             return
-        name = self.execution_context.operation_name or "anonymous"
-        result = self.execution_context.result
+        result = execution.result
         outcome = "error" if result is not None and getattr(result, "errors", None) else "ok"
+        name = metrics.operation_label(execution.operation_name, admit=execution.graphql_document is not None)
         metrics.operations.labels(operation=name, outcome=outcome).inc()
         metrics.operation_seconds.labels(operation=name).observe(time.perf_counter() - started)
 
 
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
+        request_id = getattr(record, "request_id", None) or request_id_var.get()
         entry = {"ts": round(record.created, 3), "level": record.levelname, "logger": record.name,
-                 "message": record.getMessage(), "request_id": request_id_var.get()}
-        for key in ("path", "method", "status", "ms", "principal"):
+                 "message": record.getMessage(), "request_id": request_id}
+        for key in LOG_FIELDS:
             if hasattr(record, key):
                 entry[key] = getattr(record, key)
         if record.exc_info:

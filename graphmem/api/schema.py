@@ -7,9 +7,10 @@ from datetime import datetime
 
 import strawberry
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
+from strawberry.types import ExecutionContext, get_object_definition
 
 from graphmem.api.context import Context
-from graphmem.api.errors import ErrorCodes
+from graphmem.api.errors import ErrorCodes, log_unexpected
 from graphmem.api.observability import OperationMetrics
 from graphmem.api.reflection_types import ReflectionReport
 from graphmem.api.types import (
@@ -40,6 +41,7 @@ from graphmem.models import (
 from graphmem.models import Task as TaskModel
 from graphmem.retrieval.types import Channel, Fusion, RerankMode
 from graphmem.service import parse_items
+from graphql import GraphQLError
 
 Info = strawberry.Info[Context, None]
 MAX_DEPTH = 8
@@ -175,7 +177,20 @@ def request_task_id(namespace: str, request_id: str) -> str:
     return uuid.uuid5(uuid.NAMESPACE_URL, f"graphmem:{namespace}:{request_id}").hex
 
 
-schema = strawberry.Schema(
+def root_operation_names() -> frozenset[str]:
+    """Every root field in PascalCase (``writeMemories`` -> ``WriteMemories``): the names of graphql/operations/."""
+    names = (field.python_name for root in (Query, Mutation)
+             for field in get_object_definition(root, strict=True).fields)
+    return frozenset("".join(part.capitalize() for part in name.split("_")) for name in names)
+
+
+class Schema(strawberry.Schema):
+    def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
+        """Each error is logged once: a traceback for an unexpected one here, one line for the rest (ErrorCodes)."""
+        log_unexpected(errors, execution_context)
+
+
+schema = Schema(
     query=Query, mutation=Mutation,
     extensions=[OperationMetrics, ErrorCodes, lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
                 lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
