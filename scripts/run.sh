@@ -21,6 +21,7 @@ export GRAPHMEM_TOKENS_FILE=${GRAPHMEM_TOKENS_FILE:-$CACHE/demo-tokens.yaml}
 
 stop_llm=
 if [ -z "${GRAPHMEM_LLM_BASE_URL:-}" ] && [ "${GRAPHMEM_DEMO_LLM:-1}" != 0 ]; then
+  echo "run: the local LLM for reflection (first time: builds llama.cpp, 11-35 min; GRAPHMEM_DEMO_LLM=0 skips it) ..."
   ./scripts/llm-server.sh setup
   if ! ./scripts/llm-server.sh status >/dev/null 2>&1; then
     ./scripts/llm-server.sh start >/dev/null
@@ -30,14 +31,17 @@ if [ -z "${GRAPHMEM_LLM_BASE_URL:-}" ] && [ "${GRAPHMEM_DEMO_LLM:-1}" != 0 ]; th
   export GRAPHMEM_LLM_BASE_URL
 fi
 
+echo "run: starting Neo4j (first start: about a minute) ..."
 $GM neo4j start
 trap "$stop_llm"' $GM neo4j stop >/dev/null 2>&1 || true' EXIT
+echo "run: applying the schema (constraints, vector and full-text indexes) ..."
 $GM db migrate
 
 DATA=${GRAPHMEM_DEMO_DATA:-../shared/data/locomo/locomo-dev.json}
 SAMPLES=${GRAPHMEM_DEMO_SAMPLES:-conv-26}
 namespaces=demo
 if [ -f "$DATA" ]; then
+  echo "run: importing the LoCoMo demo conversations ($SAMPLES) with their graph (idempotent) ..."
   if [ "$SAMPLES" = "all" ]; then
     $GM import locomo "$DATA"
     namespaces=demo,locomo-conv-26,locomo-conv-30,locomo-conv-41,locomo-conv-42,locomo-conv-43
@@ -49,19 +53,56 @@ if [ -f "$DATA" ]; then
 else
   echo "run: no demo data at $DATA (set GRAPHMEM_DEMO_DATA); serving an empty graph" >&2
 fi
+first_ns=${namespaces#demo,}
+first_ns=${first_ns%%,*}
 
 # A fresh demo token each run, in a token file of its own (unless GRAPHMEM_TOKENS_FILE names yours).
 if [ "$GRAPHMEM_TOKENS_FILE" = "$CACHE/demo-tokens.yaml" ]; then rm -f "$GRAPHMEM_TOKENS_FILE"; fi
 token=$($GM token create --name "demo-$(date +%s)" --read "$namespaces" --write demo --shared \
           --file "$GRAPHMEM_TOKENS_FILE" 2>/dev/null)
+export GRAPHMEM_GRAPHIQL_TOKEN=$token   # GraphiQL's headers editor starts with it (demo only)
 port=${GRAPHMEM_API_PORT:-8000}
+neo4j_user=$(.venv/bin/python -c 'from graphmem.config import Settings; print(Settings().neo4j_user)')
+neo4j_password=$(.venv/bin/python -c \
+  'from graphmem.config import Settings; print(Settings().neo4j_password.get_secret_value())')
+
+echo "run: starting the API on port $port (loading the embedder) ..."
+$GM serve &
+api=$!
+trap "kill $api 2>/dev/null || true; $stop_llm"' $GM neo4j stop >/dev/null 2>&1 || true' EXIT
+# Ready, then warm: the first search loads the ONNX session and the index pages; a user should not wait for it.
+.venv/bin/python - "$port" "$token" "$api" <<'PY'
+import os, sys, time
+import httpx
+port, token, pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
+base = f"http://127.0.0.1:{port}"
+while True:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        sys.exit("run: the API exited before it was ready (see its message above)")
+    try:
+        if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+            break
+    except httpx.HTTPError:
+        pass
+    time.sleep(0.5)
+print("run: warming up (first searches) ...", flush=True)
+for q in ("What did Caroline research?", "When did Melanie paint a sunrise?"):
+    httpx.post(f"{base}/graphql", headers={"Authorization": f"Bearer {token}"}, timeout=60,
+               json={"query": "query($q: String!) { search(query: $q, k: 5) { results { score } } }",
+                     "variables": {"q": q}})
+PY
 cat <<MSG
 
-graphmem is up.
-  GraphiQL:       http://127.0.0.1:$port/graphql   (header  Authorization: Bearer $token)
-  Neo4j Browser:  http://127.0.0.1:${GRAPHMEM_NEO4J_HTTP_PORT:-7474}/browser/   (user neo4j, password from GRAPHMEM_NEO4J_PASSWORD)
+graphmem is ready.
+  GraphiQL:       http://127.0.0.1:$port/graphql   (the demo token is already in its Headers tab)
   demo token:     $token   (reads: $namespaces; writes: demo)
+  Neo4j Browser:  http://127.0.0.1:${GRAPHMEM_NEO4J_HTTP_PORT:-7474}/browser/   user $neo4j_user, password $neo4j_password
+                  try:  MATCH (m:Memory {namespace: '$first_ns'}) WHERE m.content CONTAINS 'pottery' WITH m LIMIT 1
+                        MATCH p = (m)-[:FOLLOWS|SIMILAR_TO|ABOUT|DERIVED_FROM|FROM_TASK]-() RETURN p
   LLM:            ${GRAPHMEM_LLM_BASE_URL:-none (set GRAPHMEM_LLM_BASE_URL)}   (reflection: mutation reflect / endTask(reflect: true))
-  example operations: graphql/operations/*.graphql
+  example operations: graphql/operations/*.graphql   the graph a write builds: docs/graph.md
+  Ctrl-C stops the API and Neo4j.
 MSG
-$GM serve
+wait $api

@@ -16,8 +16,21 @@ fi
 stamp=.venv/.graphmem-installed
 want=$(cat pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "setup: installing graphmem and its Python packages into .venv (first time: 3-5 minutes) ..."
   .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -e ".[dev,embed]"
+  log=$(mktemp)
+  if ! .venv/bin/pip install --progress-bar off -e ".[dev,embed]" 2>&1 | tee "$log" \
+      | awk '/^Collecting /{print "setup:   package " $2; fflush()}'; then
+    tail -30 "$log" >&2; echo "setup: pip install failed (full log: $log)" >&2; exit 1
+  fi
+  rm -f "$log"
   echo "$want" > "$stamp"
+else
+  echo "setup: Python packages up to date (.venv)"
 fi
+echo "setup: Neo4j server jars (Maven Central, cached in ${GRAPHMEM_CACHE_DIR:-$HOME/.cache/graphmem}) ..."
 .venv/bin/graphmem neo4j fetch
+CACHE=${GRAPHMEM_CACHE_DIR:-$HOME/.cache/graphmem}
+echo "setup: GraphiQL's scripts and styles (npm registry, hash-checked, served by the app: no CDN at run time) ..."
+.venv/bin/python -m graphmem.api.graphiql --into "$CACHE/graphiql" \
+  || echo "setup: GraphiQL will not load in a browser (the API itself works); see the message above" >&2

@@ -9,6 +9,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
@@ -21,6 +22,7 @@ from starlette.websockets import WebSocket
 from graphmem.api.context import Context, Loaders
 from graphmem.api.edge import ALLOWED_METHODS, EdgeView, error_response, refusal
 from graphmem.api.errors import MASKED
+from graphmem.api.graphiql import GraphiQLPage
 from graphmem.api.observability import Metrics, configure_logging, request_id_var
 from graphmem.api.schema import root_operation_names, schema
 from graphmem.config import Settings
@@ -54,6 +56,13 @@ class AppState:
 
 
 class GraphQLApp(EdgeView):
+    def __init__(self, *args: Any, ide: GraphiQLPage, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.ide = ide
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        return self.ide.response()  # served from the app (no CDN), the demo token pre-filled when configured
+
     async def get_context(self, request: Request | WebSocket, response: Response | WebSocket) -> Context:
         state: AppState = request.app.state.graphmem
         principal: Principal = request.scope["graphmem.principal"]
@@ -222,8 +231,10 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Starl
             log.info("graphmem ready", extra={"path": "/graphql"})
             yield
 
-    graphql_app = GraphQLApp(schema, graphql_ide="graphiql", allow_queries_via_get=False)
+    ide = GraphiQLPage(settings)
+    graphql_app = GraphQLApp(schema, graphql_ide="graphiql", allow_queries_via_get=False, ide=ide)
     app = Starlette(routes=[
+        ide.assets(),
         Route("/healthz", healthz), Route("/readyz", readyz), Route("/metrics", metrics_endpoint),
         Route("/graphql", Guard(graphql_app)),  # every method: the guard answers 405 with a code
     ], lifespan=lifespan)
