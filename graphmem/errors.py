@@ -10,8 +10,10 @@ Errors from lower libraries (neo4j, openai, subprocess) are translated into thes
     ├── UnauthenticatedError         no bearer token, a malformed one, or one that matches no entry
     ├── ForbiddenError               the caller may not read/write that namespace (never says if it exists)
     ├── RateLimitedError             too many requests for this caller (``retry_after`` seconds to wait)
+    ├── OverloadedError              the server is at capacity (requests in flight, Neo4j's connection pool)
     ├── StoreError                   the database said no
     │   ├── StoreUnavailableError    Neo4j unreachable, connection dropped, server stopped
+    │   │   └── CircuitOpenError     refused at once: Neo4j is known to be down (``retry_after``)
     │   └── SchemaMismatchError      the database schema does not fit the configuration
     ├── EmbeddingError               the embedding model or server failed, or answered nonsense
     ├── LLMError                     the LLM could not give a usable answer
@@ -72,12 +74,30 @@ class RateLimitedError(GraphmemError):
         self.retry_after = retry_after
 
 
+class OverloadedError(GraphmemError):
+    """Refused at once, nothing done: too much work in flight. Not UNAVAILABLE: the database may be fine."""
+
+    code = "OVERLOADED"
+
+    def __init__(self, message: str = "the server is at capacity", *, retry_after: float = 1.0) -> None:
+        super().__init__(f"{message}; retry after {retry_after:.2f}s")
+        self.retry_after = retry_after
+
+
 class StoreError(GraphmemError):
     code = "STORE_ERROR"
 
 
 class StoreUnavailableError(StoreError):
     code = "UNAVAILABLE"
+
+
+class CircuitOpenError(StoreUnavailableError):
+    """Neo4j is known to be down (the circuit breaker is open): the call was not tried."""
+
+    def __init__(self, message: str, *, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class SchemaMismatchError(StoreError):

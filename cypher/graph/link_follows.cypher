@@ -2,9 +2,9 @@
 // memory of its task just before it, and the one just after it (a memory written late, into the middle) FOLLOWS
 // it; gap_s is the time between them in seconds. Runs after memory/link_task in the same transaction, so the
 // batch's own memories are seen.
-// Parameters: $rows ({memory_id, at}). Returns: links (count of edges merged).
+// Parameters: $rows ({memory_id, namespace, at}). Returns: links (count of edges merged).
 UNWIND $rows AS row
-MATCH (m:Memory {id: row.memory_id})-[:FROM_TASK]->(t:Task)
+MATCH (m:Memory {namespace: row.namespace, id: row.memory_id})-[:FROM_TASK]->(t:Task)
 WHERE m.kind = 'episodic' AND m.created_at IS NOT NULL
 CALL (m, t) {
   OPTIONAL MATCH (p:Memory)-[:FROM_TASK]->(t)

@@ -1,12 +1,37 @@
 // The neighbourhood of one memory up to $hops edges away (any type unless $types is given), within its
-// namespace, for a graph view. Parameters: $id, $namespace, $hops (1-3), $types (list or null), $limit.
+// namespace, for a graph view. Memories are shown as memory/get shows them: deleted ones and expired working
+// memory never (neither the start, which then gives no row, nor on a path). Cypher takes no parameter as the
+// bound of a variable-length pattern, so each $hops has its own branch with a literal bound (only the one of
+// $hops runs): a 1-hop view does not walk the 3-hop paths. The filters are inside the pattern's WHERE, so the
+// expansion prunes at a node of another namespace or a hidden memory instead of walking through it.
+// Parameters: $id, $namespace, $hops (1-3), $types (list or null), $limit.
 // Returns: nodes (list of {key, id, label, kind, content, name, status}), edges (list of {source, target, type,
 // weight}) where source/target are node keys.
-MATCH (start:Memory {id: $id}) WHERE start.namespace = $namespace
+MATCH (start:Memory {namespace: $namespace, id: $id})
+WHERE start.status <> 'deleted' AND (start.expires_at IS NULL OR start.expires_at > datetime())
 CALL (start) {
-  MATCH p = (start)-[*1..3]-(n)
-  WHERE length(p) <= $hops AND all(x IN nodes(p) WHERE x.namespace = $namespace)
-    AND ($types IS NULL OR all(r IN relationships(p) WHERE type(r) IN $types))
+  CALL (start) {
+    WITH start WHERE $hops = 1
+    MATCH p = (start)-[*1..1]-(n)
+    WHERE all(x IN nodes(p) WHERE x.namespace = $namespace
+              AND (NOT x:Memory OR (x.status <> 'deleted' AND (x.expires_at IS NULL OR x.expires_at > datetime()))))
+      AND ($types IS NULL OR all(r IN relationships(p) WHERE type(r) IN $types))
+    RETURN p
+    UNION ALL
+    WITH start WHERE $hops = 2
+    MATCH p = (start)-[*1..2]-(n)
+    WHERE all(x IN nodes(p) WHERE x.namespace = $namespace
+              AND (NOT x:Memory OR (x.status <> 'deleted' AND (x.expires_at IS NULL OR x.expires_at > datetime()))))
+      AND ($types IS NULL OR all(r IN relationships(p) WHERE type(r) IN $types))
+    RETURN p
+    UNION ALL
+    WITH start WHERE $hops >= 3
+    MATCH p = (start)-[*1..3]-(n)
+    WHERE all(x IN nodes(p) WHERE x.namespace = $namespace
+              AND (NOT x:Memory OR (x.status <> 'deleted' AND (x.expires_at IS NULL OR x.expires_at > datetime()))))
+      AND ($types IS NULL OR all(r IN relationships(p) WHERE type(r) IN $types))
+    RETURN p
+  }
   RETURN p LIMIT $limit
 }
 WITH start, collect(p) AS paths

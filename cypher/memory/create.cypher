@@ -1,11 +1,12 @@
-// Creates memories from rows; an id that exists already is left as it is.
+// Creates memories from rows; a (namespace, id) that exists already is left as it is. MERGE on both properties
+// takes the memory_key constraint's lock, so of two concurrent writers of one id exactly one creates it.
 // Parameters: $rows (maps from Memory.to_row). Returns: id, created (bool).
 // The embedding is stored as 32-bit floats (db.create.setNodeVectorProperty; SET would store 64-bit): half the
 // bytes to read when a search computes a candidate's cosine, half the store. The vector index holds 32-bit
 // floats anyway, so no search result changes beyond the seventh decimal of a cosine.
 UNWIND $rows AS row
-MERGE (m:Memory {id: row.id})
-ON CREATE SET m.namespace = row.namespace, m.kind = row.kind, m.content = row.content,
+MERGE (m:Memory {namespace: row.namespace, id: row.id})
+ON CREATE SET m.kind = row.kind, m.content = row.content,
   m.confidence = row.confidence, m.importance = row.importance,
   m.access_count = row.access_count, m.last_accessed_at = row.last_accessed_at,
   m.created_at = row.created_at, m.updated_at = row.updated_at, m.valid_from = row.valid_from,

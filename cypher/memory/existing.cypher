@@ -1,6 +1,11 @@
 // Which of the given ids exist in the namespace, and as what.
 // Parameters: $ids, $namespace. Returns: id, label ('Memory' | 'Turn' | 'Task'), status.
 UNWIND $ids AS id
-MATCH (n {id: id}) WHERE (n:Memory OR n:Turn OR n:Task) AND n.namespace = $namespace
-RETURN n.id AS id, CASE WHEN n:Memory THEN 'Memory' WHEN n:Turn THEN 'Turn' ELSE 'Task' END AS label,
-       n.status AS status
+CALL (id) {
+  MATCH (n:Memory {namespace: $namespace, id: id}) RETURN n, 'Memory' AS label
+  UNION
+  MATCH (n:Turn {namespace: $namespace, id: id}) RETURN n, 'Turn' AS label
+  UNION
+  MATCH (n:Task {namespace: $namespace, id: id}) RETURN n, 'Task' AS label
+}
+RETURN n.id AS id, label, n.status AS status

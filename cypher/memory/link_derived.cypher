@@ -1,8 +1,12 @@
 // Provenance: memory -[:DERIVED_FROM]-> memory or turn of the same namespace.
-// Parameters: $rows ({memory_id, target_id, at}). Returns: links (count).
+// Parameters: $rows ({memory_id, namespace, target_id, at}). Returns: links (count).
 UNWIND $rows AS row
-MATCH (m:Memory {id: row.memory_id})
-MATCH (t {id: row.target_id}) WHERE (t:Memory OR t:Turn) AND t.namespace = m.namespace
+MATCH (m:Memory {namespace: row.namespace, id: row.memory_id})
+CALL (row) {
+  MATCH (t:Memory {namespace: row.namespace, id: row.target_id}) RETURN t
+  UNION
+  MATCH (t:Turn {namespace: row.namespace, id: row.target_id}) RETURN t
+}
 MERGE (m)-[r:DERIVED_FROM]->(t)
 ON CREATE SET r.created_at = row.at
 RETURN count(*) AS links

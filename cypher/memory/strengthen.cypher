@@ -1,9 +1,9 @@
 // Reinforces existing memories that a near-duplicate write hit: confidence moves towards 1, the
 // reinforcement is counted and the new provenance appended. A row whose token (the repeat's own id) was
 // applied before changes nothing, so re-importing the same data is a no-op.
-// Parameters: $rows ({id, alpha, source, token, at}). Returns: id, confidence.
+// Parameters: $rows ({id, namespace, alpha, source, token, at}). Returns: id, confidence.
 UNWIND $rows AS row
-MATCH (m:Memory {id: row.id})
+MATCH (m:Memory {namespace: row.namespace, id: row.id})
 WITH m, row, (row.token IS NULL OR NOT row.token IN coalesce(m.reinforced_by, [])) AS fresh
 SET m.confidence = CASE WHEN fresh THEN m.confidence + (1.0 - m.confidence) * row.alpha ELSE m.confidence END,
     m.reinforced_count = coalesce(m.reinforced_count, 0) + CASE WHEN fresh THEN 1 ELSE 0 END,

@@ -1,8 +1,9 @@
-// Updates one memory's editable fields; null parameters leave a field as it is.
+// Updates one memory's editable fields; null parameters leave a field as it is; $clear_valid_until (true) removes
+// valid_until instead (null cannot say that).
 // Parameters: $id, $namespace, $content, $embedding, $content_hash, $tags, $tags_text, $confidence,
-// $importance, $valid_from, $valid_until, $at. Returns: memory (map, no embedding).
+// $importance, $valid_from, $valid_until, $clear_valid_until, $at. Returns: memory (map, no embedding).
 // The embedding is stored as 32-bit floats, as in memory/create.
-MATCH (m:Memory {id: $id}) WHERE m.namespace = $namespace AND m.status <> 'deleted'
+MATCH (m:Memory {namespace: $namespace, id: $id}) WHERE m.status <> 'deleted'
 SET m.content = coalesce($content, m.content),
     m.content_hash = coalesce($content_hash, m.content_hash),
     m.tags = coalesce($tags, m.tags),
@@ -10,7 +11,7 @@ SET m.content = coalesce($content, m.content),
     m.confidence = coalesce($confidence, m.confidence),
     m.importance = coalesce($importance, m.importance),
     m.valid_from = coalesce($valid_from, m.valid_from),
-    m.valid_until = coalesce($valid_until, m.valid_until),
+    m.valid_until = CASE WHEN $clear_valid_until THEN null ELSE coalesce($valid_until, m.valid_until) END,
     m.updated_at = $at
 WITH m
 CALL (m) {

@@ -1,6 +1,7 @@
 // Gives claimed tasks back to the queue (the worker stops before reflecting them).
-// Parameters: $ids, $namespaces_by_id (map id -> namespace). Returns: id.
-UNWIND $ids AS id
-MATCH (t:Task {id: id}) WHERE t.namespace = $namespaces_by_id[id] AND t.reflection_status = 'running'
+// Parameters: $rows ({namespace, id}), $worker. Returns: id.
+UNWIND $rows AS row
+MATCH (t:Task {namespace: row.namespace, id: row.id})
+WHERE t.reflection_status = 'running' AND t.reflection_worker = $worker
 SET t.reflection_status = 'pending'
 RETURN t.id AS id

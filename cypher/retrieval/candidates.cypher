@@ -1,5 +1,6 @@
 // The candidates of a search, with their similarity to the query computed in the database.
-// Parameters: $ids, $embedding, $query_entities (lowercase names found in the query).
+// Parameters: $ids, $namespaces (the search's: ids are unique per namespace only), $embedding, $query_entities
+// (lowercase names found in the query).
 // Returns ONE row: candidates, a list of maps {memory (map of every Memory property but the embedding, its
 // datetimes as ISO-8601 strings), score (cosine as (1 + cos) / 2, or null), entity_hits, before, after, turns, task (as
 // retrieval/search returns them)}.
@@ -7,7 +8,7 @@
 // embedding too; datetimes as strings, as the driver's DateTime hydration cost more than the query itself.
 // Every Memory field must be listed here (tests/unit/test_retrieval_pure.py checks it).
 UNWIND $ids AS id
-MATCH (m:Memory {id: id})
+MATCH (m:Memory {id: id}) WHERE m.namespace IN $namespaces
 RETURN collect({
   memory: m {.id, .namespace, .kind, .content, .confidence, .importance, .access_count, .status, .tags,
              .source, .sources, .reinforced_count, .content_hash, .signature, .metadata_json,

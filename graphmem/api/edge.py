@@ -40,7 +40,7 @@ log = logging.getLogger("graphmem.api")
 
 REQUEST_CODES: dict[str, int] = {
     "BAD_REQUEST": 400, "INVALID_INPUT": 400, "METHOD_NOT_ALLOWED": 405, "UNSUPPORTED_MEDIA_TYPE": 415,
-    "UNAUTHENTICATED": 401, "RATE_LIMITED": 429, "INTERNAL": 500,
+    "UNAUTHENTICATED": 401, "RATE_LIMITED": 429, "OVERLOADED": 503, "INTERNAL": 500,
 }
 """The codes of a refused request and their usual HTTP status (the docstring above says when each is used)."""
 MAX_JSON_DEPTH = 64

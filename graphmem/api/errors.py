@@ -12,12 +12,14 @@ from strawberry.extensions import SchemaExtension
 from strawberry.types import ExecutionContext
 
 from graphmem.errors import (
+    ConfigError,
     ConflictError,
     EmbeddingError,
     ForbiddenError,
     GraphmemError,
     LLMError,
     NotFoundError,
+    OverloadedError,
     RateLimitedError,
     StoreUnavailableError,
     UnauthenticatedError,
@@ -30,8 +32,9 @@ log = logging.getLogger("graphmem.api")
 CODES: tuple[tuple[type[Exception], str], ...] = (
     (NotFoundError, "NOT_FOUND"), (ForbiddenError, "FORBIDDEN"), (UnauthenticatedError, "UNAUTHENTICATED"),
     (ValidationError, "INVALID_INPUT"), (pydantic.ValidationError, "INVALID_INPUT"), (ConflictError, "CONFLICT"),
-    (RateLimitedError, "RATE_LIMITED"), (StoreUnavailableError, "UNAVAILABLE"), (LLMError, "UNAVAILABLE"),
-    (EmbeddingError, "UNAVAILABLE"),
+    (RateLimitedError, "RATE_LIMITED"), (OverloadedError, "OVERLOADED"), (StoreUnavailableError, "UNAVAILABLE"),
+    (LLMError, "UNAVAILABLE"), (EmbeddingError, "UNAVAILABLE"),
+    (ConfigError, "INVALID_CONFIG"),  # the server lacks what the operation needs (reflection without an LLM)
 )
 MASKED = "Internal server error"
 STORE_UNAVAILABLE = "Neo4j is unavailable; try again shortly"
@@ -110,8 +113,9 @@ def classify(error: GraphQLError, extensions: dict[str, Any]) -> tuple[str, str]
     code = code_for(original)
     if code is None:
         return "INTERNAL", MASKED
-    if isinstance(original, RateLimitedError):
-        extensions["retryAfter"] = round(original.retry_after, 3)
+    retry_after = getattr(original, "retry_after", None)  # RATE_LIMITED, OVERLOADED, UNAVAILABLE (circuit open)
+    if isinstance(retry_after, int | float):
+        extensions["retryAfter"] = round(retry_after, 3)
     return code, message_for(original)
 
 

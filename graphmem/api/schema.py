@@ -112,14 +112,15 @@ class Mutation:
         return WritePayload.from_domain(await info.context.service.write_memories(drafts, request_id=request_id,
                                                                                   dedupe=dedupe))
 
-    @strawberry.mutation(description="Edit a memory; new content is re-embedded.")
+    @strawberry.mutation(description="Edit a memory; new content is re-embedded. Arguments left out (or null) "
+                                     "keep their value; clearValidUntil removes validUntil (valid again with no end).")
     async def update_memory(self, info: Info, namespace: str, id: strawberry.ID, content: str | None = None,
                             tags: list[str] | None = None, confidence: float | None = None,
                             importance: float | None = None, valid_from: datetime | None = None,
-                            valid_until: datetime | None = None) -> MemoryType:
+                            valid_until: datetime | None = None, clear_valid_until: bool = False) -> MemoryType:
         memory = await info.context.service.update_memory(
             namespace, str(id), content=content, tags=tags, confidence=confidence, importance=importance,
-            valid_from=valid_from, valid_until=valid_until)
+            valid_from=valid_from, valid_until=valid_until, clear_valid_until=clear_valid_until)
         return MemoryType.from_domain(memory)
 
     @strawberry.mutation(description="Soft delete (restore undoes it). Returns the ids changed.")

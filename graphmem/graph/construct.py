@@ -109,10 +109,11 @@ def graph_rows(
                                                                                  options.entity_limit)]
     for memory, task_id in zip(created, task_ids, strict=True):
         if options.follows and task_id and memory.kind is MemoryKind.EPISODIC:
-            rows.follow_rows.append({"memory_id": memory.id, "at": now})
+            rows.follow_rows.append({"memory_id": memory.id, "namespace": memory.namespace, "at": now})
     ids = [m.id for m in created]
     for i, target, cos in similar_pairs(vectors, stored, ids, k=options.similar_k, min_cosine=options.similar_min):
-        rows.similar_rows.append({"memory_id": ids[i], "target_id": target, "weight": cos, "at": now})
+        rows.similar_rows.append({"memory_id": ids[i], "namespace": created[i].namespace, "target_id": target,
+                                  "weight": cos, "at": now})
     return rows
 
 

@@ -101,8 +101,9 @@ def check_references(output: ReflectionOutput, *, memory_aliases: set[str], turn
                      last_try: bool = False) -> ReflectionOutput:
     """Every id the model used must be one it was shown. Raises LLMOutputError listing the problems (the
     client's repair retry shows them to the model). On the last try, relations that point at a fact the model
-    did not write (F5 of four facts) or at themselves are dropped instead (counted in ``dropped_relations``):
-    they are the model's most common slip, and the facts stay good. Unknown memory ids and turns still fail.
+    did not write (F5 of four facts) or at themselves, and blank lessons, are dropped instead (relations counted in
+    ``dropped_relations``): they are the model's most common slips, and the facts stay good. Unknown memory ids
+    and turns still fail.
     """
     problems: list[str] = []
     n = len(output.facts)
@@ -116,11 +117,9 @@ def check_references(output: ReflectionOutput, *, memory_aliases: set[str], turn
         if fact.replaces != "none" and fact.replaces not in memory_aliases:
             problems.append(f"facts[F{i}].replaces: unknown memory id {fact.replaces!r}")
         problems += [f"facts[F{i}].turns: no turn {t}" for t in fact.turns if t not in turn_numbers]
-    for k, text in enumerate([*output.errors, *output.improvements]):
-        if not text.strip():
-            problems.append(f"lesson {k}: empty text")
     kept: list[RelationOut] = []
-    edge_problems: list[str] = []
+    edge_problems = [f"lesson {k}: empty text"
+                     for k, text in enumerate([*output.errors, *output.improvements]) if not text.strip()]
     for j, rel in enumerate(output.relations):
         bad = [end for end in (rel.source, rel.target) if not ref_ok(end)]
         if bad:
@@ -130,8 +129,10 @@ def check_references(output: ReflectionOutput, *, memory_aliases: set[str], turn
         else:
             kept.append(rel)
     if edge_problems and last_try and not problems:
-        return output.model_copy(update={"relations": kept,
-                                         "dropped_relations": len(output.relations) - len(kept)})
+        return output.model_copy(update={
+            "relations": kept, "dropped_relations": len(output.relations) - len(kept),
+            "errors": [t for t in output.errors if t.strip()],
+            "improvements": [t for t in output.improvements if t.strip()]})
     problems += edge_problems
     if problems:
         raise LLMOutputError("the reflection refers to things it was not shown: " + "; ".join(problems[:8]))

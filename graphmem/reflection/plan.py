@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from graphmem.models import MemoryDraft, MemoryKind, RelationType, Turn
+import pydantic
+
+from graphmem.models import MAX_TAGS, MemoryDraft, MemoryKind, RelationType, Turn
 from graphmem.reflection.output import FACT_REF, ReflectionOutput
 
 SOURCE = "reflection"
@@ -66,6 +68,26 @@ class ReflectionPlan:
     """(draft index, existing memory id) pairs: the memory is replaced by the draft's memory."""
     copies: list[tuple[str, str]] = field(default_factory=list)
     """(content, id of the shown memory) of facts that copied it word for word (not written)."""
+    dropped: int = 0
+    """Facts and lessons left out as unusable (blank or too long text); edges naming such a fact go too."""
+
+
+MAX_ENTITY_CHARS = 128
+
+
+def clean_entities(names: Sequence[str]) -> tuple[str, ...]:
+    """The entity names a memory may carry: blank and over-long names are dropped, at most MAX_TAGS kept."""
+    kept = [" ".join(n.split()) for n in names]
+    return tuple(dict.fromkeys(n for n in kept if n and len(n) <= MAX_ENTITY_CHARS))[:MAX_TAGS]
+
+
+def draft_or_none(**fields: Any) -> MemoryDraft | None:
+    """A draft of what the model wrote, or None when the text cannot be a memory: one bad item of an answer
+    must not fail the whole reflection."""
+    try:
+        return MemoryDraft(**fields)
+    except pydantic.ValidationError:
+        return None
 
 
 def plan_reflection(
@@ -93,13 +115,16 @@ def plan_reflection(
             fact_index[n] = seen[key]
             continue
         kind = MemoryKind(fact.kind)
-        draft = MemoryDraft(
+        draft = draft_or_none(
             namespace=namespace, kind=kind, content=fact.content.strip(), id=stable_id(task_id, kind.value, key),
-            confidence=fact.confidence, entities=tuple(fact.entities), source=f"{SOURCE}:{task_id}",
+            confidence=fact.confidence, entities=clean_entities(fact.entities), source=f"{SOURCE}:{task_id}",
             derived_from=tuple(dict.fromkeys(turn_ids[t] for t in fact.turns if t in turn_ids))
             or best_turn(fact.content, turns),
             task_id=task_id, valid_from=now if fact.replaces != "none" else None,
         )
+        if draft is None:
+            plan.dropped += 1
+            continue
         seen[key] = fact_index[n] = index = len(plan.drafts)
         plan.drafts.append(draft)
         if fact.replaces != "none":
@@ -110,17 +135,21 @@ def plan_reflection(
         lesson_id = stable_id(task_id, MemoryKind.LESSON.value, content)
         if any(d.id == lesson_id for d in plan.drafts):
             continue
-        plan.drafts.append(MemoryDraft(
+        lesson = draft_or_none(
             namespace=namespace, kind=MemoryKind.LESSON, content=content, id=lesson_id,
-            confidence=LESSON_CONFIDENCE, source=f"{SOURCE}:{task_id}", task_id=task_id))
+            confidence=LESSON_CONFIDENCE, source=f"{SOURCE}:{task_id}", task_id=task_id)
+        if lesson is None:
+            plan.dropped += 1
+            continue
+        plan.drafts.append(lesson)
 
-    def resolve(ref: str) -> int | str:
+    def resolve(ref: str) -> int | str | None:
         match = FACT_REF.match(ref)
-        return fact_index[int(match.group(1))] if match else aliases[ref]
+        return fact_index.get(int(match.group(1))) if match else aliases.get(ref)
 
     for rel in output.relations:
         source, target = resolve(rel.source), resolve(rel.target)
-        if source == target:
+        if source is None or target is None or source == target:  # a dropped fact (or a slip): no edge
             continue
         edge_type = rel.type if rel.type in MODEL_EDGE_TYPES else RelationType.CONTRADICTS if (
             rel.type is RelationType.SUPERSEDES) else RelationType.RELATES_TO

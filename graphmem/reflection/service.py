@@ -16,14 +16,18 @@ from pydantic import BaseModel
 from graphmem.errors import ConfigError, GraphmemError, NotFoundError, ValidationError
 from graphmem.llm import LLMClient
 from graphmem.models import Memory, MemoryKind, Task, Turn, Vector, WriteAction, utcnow
+from graphmem.reflection.locks import KeyedLocks
 from graphmem.reflection.output import ReflectionOutput, check_references, constrained_schema
 from graphmem.reflection.plan import ReflectionPlan, plan_reflection, resolve_rows
 from graphmem.reflection.prepare import compress_turns, is_small_talk, memory_aliases, render_prompt
-from graphmem.service.memory_service import MemoryService, write_steps
+from graphmem.retrieval.oversample import MAX_OVERSAMPLE
+from graphmem.service.memory_service import MemoryService
+from graphmem.service.planning import WritePlan
 from graphmem.service.tasks import check_namespace_arg, task_from_map, turn_from_map
+from graphmem.service.write_tx import apply_plan
 from graphmem.store import Step
 from graphmem.store.records import memory_from_map
-from graphmem.store.store import VECTOR_INDEX
+from graphmem.store.store import VECTOR_INDEX, Tx
 
 log = logging.getLogger("graphmem.reflection")
 QUERY_TURNS = 6
@@ -71,6 +75,8 @@ class ReflectionReport(BaseModel):
     copied_facts: int = 0
     """"Facts" that repeated a memory shown in the prompt word for word: not written, not strengthened; listed
     in ``facts`` with action ``exists`` and the id of the memory they repeat."""
+    dropped_items: int = 0
+    """Facts and lessons of the answer that could not be memories (blank or over-long text): left out."""
     replayed: bool = False
 
 
@@ -83,14 +89,14 @@ class ReflectionService:
         self.store = memory.store
         self.settings = memory.settings
         self.llm = llm
-        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self._locks = KeyedLocks()
+        """One lock per (namespace, task) being reflected in this process, dropped when free."""
 
     async def reflect(self, namespace: str, task_id: str, *, force: bool = False) -> ReflectionReport:
         """Reflect on a task. A task reflected before returns its stored report (``replayed``) unless ``force``;
         a forced re-run writes nothing twice (stable ids, idempotent edges and reinforcement)."""
         check_namespace_arg(namespace)
-        lock = self._locks.setdefault((namespace, task_id), asyncio.Lock())
-        async with lock:
+        async with self._locks.hold((namespace, task_id)):
             rows = await self.store.read("task/get", id=task_id, namespace=namespace)
             if not rows:
                 raise NotFoundError(f"task {task_id!r} not found in {namespace!r}")
@@ -100,15 +106,17 @@ class ReflectionService:
                 replayed = report.model_copy(update={"replayed": True})
                 self._observe("replayed", replayed)
                 return replayed
+            if self.llm is None:  # before anything else is checked: the server cannot do it, whatever the task
+                raise ConfigError("reflection needs an LLM: set GRAPHMEM_LLM_BASE_URL (scripts/llm-server.sh start)")
             task = task_from_map(stored)
             turns = [turn_from_map(t) for t in rows[0]["turns"]]
             if not turns:
                 raise ValidationError(f"task {task_id!r} has no turns to reflect on")
             try:
-                report = await self._reflect(task, turns)
-            except (GraphmemError, ValueError) as exc:
+                report = await self._reflect(task, turns, self.llm)
+            except Exception as exc:  # anything (a bug included) is recorded on the task, which stays queued
                 self._observe("error", None)
-                await self._record_failure(namespace, task_id, exc)
+                await self.record_failure(namespace, task_id, exc)
                 raise
             self._observe("ok", report)
             return report
@@ -117,17 +125,15 @@ class ReflectionService:
         if self.observer is not None:
             self.observer(outcome, report)
 
-    async def _reflect(self, task: Task, turns: Sequence[Turn]) -> ReflectionReport:
-        if self.llm is None:
-            raise ConfigError("reflection needs an LLM: set GRAPHMEM_LLM_BASE_URL (scripts/llm-server.sh start)")
+    async def _reflect(self, task: Task, turns: Sequence[Turn], llm: LLMClient) -> ReflectionReport:
         started = time.perf_counter()
         related = await self.related_memories(task.namespace, turns, exclude_task=task.id)
         aliases = memory_aliases(related)
         log_ = compress_turns(turns, self.settings.reflection_turn_tokens)
         system, user = render_prompt(task, log_, aliases)
         shown_turns = {line.seq for line in log_.lines}
-        before = (self.llm.usage.calls, self.llm.usage.prompt_tokens, self.llm.usage.completion_tokens)
-        output = await self.llm.complete_json(
+        before = (llm.usage.calls, llm.usage.prompt_tokens, llm.usage.completion_tokens)
+        output = await llm.complete_json(
             system, user, ReflectionOutput, timeout=self.settings.reflection_timeout_s,
             max_tokens=self.settings.reflection_max_output_tokens,
             check=lambda out, last: check_references(out, memory_aliases=set(aliases), turn_numbers=shown_turns,
@@ -135,45 +141,47 @@ class ReflectionService:
             schema=constrained_schema(memory_aliases=list(aliases), turn_numbers=sorted(shown_turns),
                                       min_relations=self.settings.reflection_min_relations),
         )
-        usage = LLMUsage(calls=self.llm.usage.calls - before[0], prompt_tokens=self.llm.usage.prompt_tokens - before[1],
-                         completion_tokens=self.llm.usage.completion_tokens - before[2])
+        usage = LLMUsage(calls=llm.usage.calls - before[0], prompt_tokens=llm.usage.prompt_tokens - before[1],
+                         completion_tokens=llm.usage.completion_tokens - before[2])
         now = utcnow()
         plan = plan_reflection(output, namespace=task.namespace, task_id=task.id, turns=turns,
                                aliases={a: m.id for a, m in aliases.items()}, now=now,
                                shown={m.content: m.id for m in aliases.values()})
-        report, steps = await self._write_plan(task, plan, usage, now)
-        report.latency_ms = round((time.perf_counter() - started) * 1000, 1)
-        report.turns_shown, report.turns_omitted, report.related_shown = len(log_.lines), log_.omitted, len(aliases)
-        report.dropped_relations, report.copied_facts = output.dropped_relations, len(plan.copies)
+        batch = await self.memory.plan_write(plan.drafts) if plan.drafts else WritePlan()
         kinds = {m.id: m.kind for m in aliases.values()}
-        report.facts += [WrittenMemory(id=memory_id, kind=kinds[memory_id], content=content, action=WriteAction.EXISTS)
-                         for content, memory_id in plan.copies]
-        steps.append(self._mark_done(task, report, now))
-        await self.memory._write(task.namespace, steps)
+
+        async def work(tx: Tx) -> ReflectionReport:
+            report = await self._write_plan(tx, task, plan, batch, usage, now)
+            report.latency_ms = round((time.perf_counter() - started) * 1000, 1)
+            report.turns_shown, report.turns_omitted = len(log_.lines), log_.omitted
+            report.related_shown, report.dropped_relations = len(aliases), output.dropped_relations
+            report.copied_facts, report.dropped_items = len(plan.copies), plan.dropped
+            report.facts += [WrittenMemory(id=memory_id, kind=kinds[memory_id], content=content,
+                                           action=WriteAction.EXISTS) for content, memory_id in plan.copies]
+            await tx.run("reflection/mark_done", id=task.id, namespace=task.namespace, at=now,
+                         report=report.model_dump_json())
+            return report
+
+        report = await self.memory._transact(task.namespace, "reflect", work)
         log.info("reflected task %s/%s: %d facts, %d lessons, %d edges, %d superseded, %d LLM calls, %.0f ms",
                  task.namespace, task.id, len(report.facts), len(report.lessons), len(report.edges),
                  len(report.superseded), usage.calls, report.latency_ms)
         return report
 
-    async def _write_plan(self, task: Task, plan: ReflectionPlan, usage: LLMUsage,
-                          now: Any) -> tuple[ReflectionReport, list[Step]]:
-        steps: list[Step] = []
-        written: list[WrittenMemory] = []
-        memory_ids: list[str] = []
-        if plan.drafts:
-            batch = await self.memory.plan_write(plan.drafts)
-            steps += write_steps(batch)
-            for draft, result in zip(plan.drafts, batch.results, strict=True):
-                memory_ids.append(result.id)
-                written.append(WrittenMemory(id=result.id, kind=draft.kind, content=draft.content,
-                                             action=result.action, similarity=result.similarity))
+    async def _write_plan(self, tx: Tx, task: Task, plan: ReflectionPlan, batch: WritePlan, usage: LLMUsage,
+                          now: Any) -> ReflectionReport:
+        """Inside the reflection's transaction: the memories (each one's fate decided under the write path's
+        locks), then the edges and supersedes between the memory ids that came out."""
+        results = await apply_plan(tx, batch, dedupe=True, at=now) if plan.drafts else []
+        written = [WrittenMemory(id=r.id, kind=d.kind, content=d.content, action=r.action, similarity=r.similarity)
+                   for d, r in zip(plan.drafts, results, strict=True)]
         created = [w.action is WriteAction.CREATED for w in written]
-        edge_rows, supersede_rows, refused = resolve_rows(plan, memory_ids, now=now, created=created)
+        edge_rows, supersede_rows, refused = resolve_rows(plan, [w.id for w in written], now=now, created=created)
         if edge_rows:
-            steps.append(Step("relation/relate", {"rows": edge_rows, "namespace": task.namespace}))
+            await tx.run("relation/relate", rows=edge_rows, namespace=task.namespace)
         if supersede_rows:
-            steps.append(Step("reflection/supersede", {"rows": supersede_rows, "namespace": task.namespace}))
-        report = ReflectionReport(
+            await tx.run("reflection/supersede", rows=supersede_rows, namespace=task.namespace)
+        return ReflectionReport(
             task_id=task.id, namespace=task.namespace, facts=written[:plan.fact_count],
             lessons=written[plan.fact_count:],
             edges=[WrittenEdge(source_id=r["source_id"], type=r["type"], target_id=r["target_id"])
@@ -181,11 +189,6 @@ class ReflectionService:
             superseded=[r["old"] for r in supersede_rows], supersedes_refused=refused, llm=usage, latency_ms=0.0,
             turns_shown=0, turns_omitted=0, related_shown=0,
         )
-        return report, steps
-
-    def _mark_done(self, task: Task, report: ReflectionReport, now: Any) -> Step:
-        return Step("reflection/mark_done", {"id": task.id, "namespace": task.namespace, "at": now,
-                                             "report": report.model_dump_json()})
 
     async def related_memories(self, namespace: str, turns: Sequence[Turn], *,
                                exclude_task: str | None = None) -> list[Memory]:
@@ -201,21 +204,38 @@ class ReflectionService:
             own = {r["memory"]["id"] for r in await self.store.read(
                 "task/memories_of", ids=[exclude_task], namespace=namespace)}
         vectors = await asyncio.to_thread(lambda: [self.memory.embedder.embed_query(t[:1000]) for t in texts])
-        rows = await self.store.read(
-            "reflection/related", index=VECTOR_INDEX, embeddings=[Vector(v) for v in vectors],
-            oversample=(limit + len(own)) * 8, namespace=namespace,
-            kinds=[MemoryKind.SEMANTIC.value, MemoryKind.LESSON.value], exclude=sorted(own), limit=limit, now=utcnow())
+        filters = {"namespace": namespace, "kinds": [MemoryKind.SEMANTIC.value, MemoryKind.LESSON.value],
+                   "exclude": sorted(own)}
+        oversample, available = min((limit + len(own)) * 8, MAX_OVERSAMPLE), None
+        while True:  # the index ranks all namespaces together: ask deeper while this one's memories are hidden
+            rows = await self.store.read("reflection/related", index=VECTOR_INDEX,
+                                         embeddings=[Vector(v) for v in vectors], oversample=oversample,
+                                         limit=limit, now=utcnow(), **filters)
+            if len(rows) >= limit or oversample >= MAX_OVERSAMPLE:
+                break
+            if available is None:
+                available = int((await self.store.read("reflection/related_count", **filters))[0]["n"])
+            if len(rows) >= available:
+                break
+            oversample = min(oversample * 4, MAX_OVERSAMPLE)
         return [memory_from_map(r["memory"]) for r in rows]
 
-    async def _record_failure(self, namespace: str, task_id: str, exc: Exception) -> None:
+    async def record_failure(self, namespace: str, task_id: str, exc: BaseException, *,
+                             worker: str | None = None) -> bool:
+        """Record a failed reflection on the task (pending again, or failed after the last attempt). With
+        ``worker``: only while that worker's claim holds (the service may have recorded it already). Returns
+        whether the task was changed."""
         error = f"{type(exc).__name__}: {exc}"[:2000]
         try:
-            await self.store.write([Step("reflection/mark_failed", {
+            (rows,) = await self.store.write([Step("reflection/mark_failed", {
                 "id": task_id, "namespace": namespace, "at": utcnow(), "error": error,
-                "max_attempts": self.settings.reflection_max_attempts})])
+                "max_attempts": self.settings.reflection_max_attempts, "worker": worker})])
         except GraphmemError:  # the store is down too: the task stays as it was, still queued
             log.warning("could not record the failed reflection of %s/%s", namespace, task_id, exc_info=True)
-        log.warning("reflection of %s/%s failed: %s", namespace, task_id, error)
+            return False
+        if rows:
+            log.warning("reflection of %s/%s failed: %s", namespace, task_id, error)
+        return bool(rows)
 
     async def status(self, namespace: str, task_id: str) -> dict[str, Any]:
         rows = await self.store.read("reflection/report", id=task_id, namespace=namespace)

@@ -2,7 +2,9 @@
 
 The queue is the tasks' ``reflection_status`` in Neo4j (``task/end`` sets it to pending), so pending work
 survives a restart, and several API replicas can run a worker each: a task is claimed in a write
-transaction, and a claim whose worker died is taken over after ``STALE_AFTER``.
+transaction (its locks taken before the queue is re-read: two workers never claim one task), and a claim whose
+worker died is taken over after ``STALE_AFTER``. Whatever one task does (an error of any kind) is recorded on
+that task; the worker goes on with the rest.
 """
 
 from __future__ import annotations
@@ -11,14 +13,17 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from graphmem.errors import GraphmemError
 from graphmem.models import utcnow
 from graphmem.reflection.service import ReflectionService
-from graphmem.store import Step
+from graphmem.store import Step, Store
 from graphmem.store.records import native
+from graphmem.store.store import Tx
 
 log = logging.getLogger("graphmem.reflection.worker")
 STALE_AFTER = timedelta(minutes=30)
@@ -31,6 +36,23 @@ def due(pending: int, oldest: datetime | None, *, now: datetime, batch_size: int
     if pending >= batch_size:
         return True
     return oldest is not None and (now - oldest).total_seconds() >= interval_s
+
+
+async def claim_tasks(store: Store, *, worker: str, limit: int, now: datetime, stale_before: datetime,
+                      namespaces: Sequence[str] | None) -> list[dict[str, Any]]:
+    """Claim up to ``limit`` queued tasks for ``worker`` in one transaction: lock the candidates first, then
+    re-read their status under the locks (a concurrent claimer's commit is seen), so each task is claimed once.
+    Returns the claimed tasks' ``{namespace, id}``."""
+    token = uuid.uuid4().hex
+
+    async def work(tx: Tx) -> list[dict[str, Any]]:
+        locked = await tx.run("reflection/claim_lock", limit=limit, stale_before=stale_before, token=token,
+                              namespaces=list(namespaces) if namespaces is not None else None)
+        if not locked:
+            return []
+        return await tx.run("reflection/claim", rows=locked, now=now, stale_before=stale_before, worker=worker)
+
+    return await store.transact("reflection/claim", work)
 
 
 @dataclass
@@ -64,28 +86,33 @@ class ReflectionWorker:
                                  interval_s=self.settings.reflection_interval_s):
             return 0
         now = utcnow()
-        (claimed,) = await self.store.write([Step("reflection/claim", {
-            "limit": self.settings.reflection_batch_size, "now": now, "stale_before": now - STALE_AFTER,
-            "worker": self.name, "namespaces": self.namespaces})])
+        claimed = await claim_tasks(self.store, worker=self.name, limit=self.settings.reflection_batch_size,
+                                    now=now, stale_before=now - STALE_AFTER, namespaces=self.namespaces)
         if not claimed:
             return 0
         self.stats.batches += 1
         done = 0
         for i, item in enumerate(claimed):
             if self._stopping.is_set():  # hand the rest back: another run (or replica) takes them
-                rest = claimed[i:]
-                await self.store.write([Step("reflection/release", {
-                    "ids": [r["id"] for r in rest], "namespaces_by_id": {r["id"]: r["namespace"] for r in rest}})])
+                await self._release(claimed[i:])
                 break
             try:
                 await self.reflection.reflect(item["namespace"], item["id"])
                 done += 1
                 self.stats.reflected += 1
                 self.stats.recent = [*self.stats.recent[-9:], f"{item['namespace']}/{item['id']}"]
-            except GraphmemError as exc:  # recorded on the task by the service (pending again, or failed)
+            except Exception as exc:  # any error of one task: recorded on it, the batch goes on
                 self.stats.failed += 1
                 self.stats.last_error = f"{type(exc).__name__}: {exc}"
+                if not isinstance(exc, GraphmemError):
+                    log.exception("reflection of %s/%s failed", item["namespace"], item["id"])
+                # the service recorded most failures itself; this one only changes a task still claimed by us
+                await self.reflection.record_failure(item["namespace"], item["id"], exc, worker=self.name)
         return done
+
+    async def _release(self, rest: Sequence[dict[str, Any]]) -> None:
+        await self.store.write([Step("reflection/release", {
+            "rows": [{"namespace": r["namespace"], "id": r["id"]} for r in rest], "worker": self.name})])
 
     async def _loop(self) -> None:
         while not self._stopping.is_set():
@@ -93,6 +120,8 @@ class ReflectionWorker:
                 await self.run_once()
             except GraphmemError as exc:  # Neo4j away: try again at the next poll
                 log.warning("reflection worker: %s", exc)
+            except Exception:  # a bug must not end the worker: logged, and the next poll runs
+                log.exception("reflection worker %s: batch failed", self.name)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), timeout=self.poll_s)
 

@@ -20,15 +20,16 @@ class AccessRecorder:
         self.store = store
         self.flush_every_s = flush_every_s
         self.max_pending = max_pending
-        self._pending: Counter[str] = Counter()
+        self._pending: Counter[tuple[str, str]] = Counter()
         self._last_at: datetime = utcnow()
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self.flushed = 0
 
-    def record(self, ids: list[str]) -> None:
-        """Cheap and synchronous: called on the request path, writes nothing there."""
-        self._pending.update(ids)
+    def record(self, keys: list[tuple[str, str]]) -> None:
+        """``(namespace, id)`` of memories returned (ids are unique per namespace only). Cheap and synchronous:
+        called on the request path, writes nothing there."""
+        self._pending.update(keys)
         self._last_at = utcnow()
         if len(self._pending) >= self.max_pending:
             self._wake.set()
@@ -37,7 +38,7 @@ class AccessRecorder:
         if not self._pending:
             return 0
         batch, self._pending = self._pending, Counter()
-        rows = [{"id": i, "n": n, "at": self._last_at} for i, n in batch.items()]
+        rows = [{"namespace": ns, "id": i, "n": n, "at": self._last_at} for (ns, i), n in batch.items()]
         try:
             (result,) = await self.store.write([Step("retrieval/touch", {"rows": rows})])
         except StoreError as exc:  # access counts are best effort: keep them for the next flush

@@ -1,8 +1,17 @@
-"""A small in-process result cache, invalidated per namespace by writes.
+"""The search result cache, invalidated per namespace by writes, correct across API replicas.
 
 Each namespace has a version; a write bumps it; a cached search is valid only while the versions of the
-namespaces it read are unchanged. (In-process: with several replicas, each keeps its own; entries also expire
-after ``ttl_s`` so a write through another replica is seen within that time.)
+namespaces it read are unchanged. Two kinds of versions make up a cached entry's stamp:
+
+- shared ones, in Neo4j (``(:NamespaceVersion {key})``): every write transaction of the services ends with
+  ``bump_step`` (``retrieval/bump_version``), and every search first reads the versions of the namespaces it
+  searches (``shared_versions``, one small auto-commit read), so a write through any replica invalidates the
+  cached searches of all of them as soon as it has committed;
+- local ones (``NamespaceVersions``), bumped by this process after each write it makes, also when the write
+  failed (and by tools that write around the services, e.g. the LoCoMo evaluation's reset).
+
+Entries also expire after ``ttl_s``: what the versions cannot see (a memory's expiry passing, an admin wipe)
+ages out.
 """
 
 from __future__ import annotations
@@ -12,10 +21,30 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Generic, TypeVar
 
+from graphmem.store import Step, Store
+
 V = TypeVar("V")
+ALL_NAMESPACES = "*"
+"""The shared version key of writes to every namespace (a sweep); no namespace can be named so."""
+BUMP = "retrieval/bump_version"
+
+
+def bump_step(namespace: str | None) -> Step:
+    """The statement a write transaction of ``namespace`` (None: of every namespace) ends with."""
+    return Step(BUMP, {"keys": [ALL_NAMESPACES if namespace is None else namespace]})
+
+
+async def shared_versions(store: Store, namespaces: Iterable[str]) -> tuple[int, ...]:
+    """The shared versions of every namespace and of ``namespaces``, in that order (0: never written)."""
+    keys = [ALL_NAMESPACES, *namespaces]
+    row = await store.read_row("retrieval/namespace_versions", keys=keys)
+    found = {str(key): int(version) for key, version in row["versions"]}
+    return tuple(found.get(key, 0) for key in keys)
 
 
 class NamespaceVersions:
+    """The local versions: what this process wrote."""
+
     def __init__(self) -> None:
         self._versions: dict[str, int] = {}
         self._global = 0
@@ -40,11 +69,15 @@ class ResultCache(Generic[V]):
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: tuple[object, ...], namespaces: Iterable[str]) -> V | None:
+    def _stamp(self, namespaces: Iterable[str], shared: tuple[int, ...]) -> tuple[int, ...]:
+        return (*self.versions.of(namespaces), *shared)
+
+    def get(self, key: tuple[object, ...], namespaces: Iterable[str], shared: tuple[int, ...] = ()) -> V | None:
+        """The cached value while the local and the ``shared`` versions (read before) are what they were."""
         item = self._items.get(key)
         if item is not None:
             stamp, versions, value = item
-            if time.monotonic() - stamp < self.ttl_s and versions == self.versions.of(namespaces):
+            if time.monotonic() - stamp < self.ttl_s and versions == self._stamp(namespaces, shared):
                 self._items.move_to_end(key)
                 self.hits += 1
                 return value
@@ -52,8 +85,11 @@ class ResultCache(Generic[V]):
         self.misses += 1
         return None
 
-    def put(self, key: tuple[object, ...], namespaces: Iterable[str], value: V) -> None:
-        self._items[key] = (time.monotonic(), self.versions.of(namespaces), value)
+    def put(self, key: tuple[object, ...], namespaces: Iterable[str], value: V,
+            shared: tuple[int, ...] = ()) -> None:
+        """Cache ``value``, stamped with the ``shared`` versions read BEFORE it was computed (a write that
+        committed in between makes the next ``get`` miss, never serve a result older than its stamp)."""
+        self._items[key] = (time.monotonic(), self._stamp(namespaces, shared), value)
         self._items.move_to_end(key)
         while len(self._items) > self.maxsize:
             self._items.popitem(last=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Protocol
@@ -57,16 +58,19 @@ class LLMReranker:
     def __init__(self, client: LLMClient, *, timeout_s: float, cache_size: int = 512) -> None:
         self.client = client
         self.timeout_s = timeout_s
-        self._cache: OrderedDict[tuple[str, tuple[str, ...]], list[tuple[str, float]]] = OrderedDict()
+        self._cache: OrderedDict[tuple[tuple[str, ...], bytes], list[tuple[str, float]]] = OrderedDict()
+        """Rankings by the passage ids and the hash of the prompt: the query and the passages' texts as the model
+        reads them, so a memory whose content was updated is judged again."""
         self.cache_size = cache_size
 
     async def rank(self, query: str, passages: Sequence[tuple[str, str]]) -> list[tuple[str, float]]:
-        key = (query, tuple(pid for pid, _ in passages))
+        prompt = build_prompt(query, passages)
+        key = (tuple(pid for pid, _ in passages), hashlib.sha256(prompt.encode()).digest())
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
         ranking = await asyncio.wait_for(
-            self.client.complete_json(SYSTEM, build_prompt(query, passages), Ranking, timeout=self.timeout_s,
+            self.client.complete_json(SYSTEM, prompt, Ranking, timeout=self.timeout_s,
                                       max_tokens=40 + 24 * len(passages), repair=False),
             timeout=self.timeout_s,
         )

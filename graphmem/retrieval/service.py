@@ -17,7 +17,7 @@ from graphmem.graph.entities import extract_entities
 from graphmem.llm import LLMClient
 from graphmem.models import Memory, Vector, check_namespace, utcnow
 from graphmem.retrieval.access import AccessRecorder
-from graphmem.retrieval.cache import NamespaceVersions, ResultCache
+from graphmem.retrieval.cache import NamespaceVersions, ResultCache, shared_versions
 from graphmem.retrieval.candidates import Candidate, ChannelScores, from_statement, from_steps
 from graphmem.retrieval.expansion import Activation, Edge, ExpansionConfig, seed_state, spread_hop
 from graphmem.retrieval.formula import FormulaWeights
@@ -104,19 +104,20 @@ class RetrievalService:
             except ValueError as exc:
                 raise ValidationError(str(exc), field="namespaces") from None
         key = (query, options.model_dump_json())
-        if (hit := self.cache.get(key, options.namespaces)) is not None:  # the same question again: no new use
+        shared = await shared_versions(self.store, options.namespaces)  # what any replica wrote (cache.py)
+        if (hit := self.cache.get(key, options.namespaces, shared)) is not None:  # the same question again: no new use
             return hit.model_copy(update={"cached": True})
         response = await self._search(query, options)
         if self.observer is not None:
             self.observer(response.timings_ms)
-        self.cache.put(key, options.namespaces, response)
+        self.cache.put(key, options.namespaces, response, shared)
         self._record(response)
         return response
 
     def _record(self, response: SearchResponse) -> None:
         """A search is a use of what it put first (``ACCESS_TOP``), not of everything it returned."""
         if self.recorder is not None:
-            self.recorder.record([r.memory.id for r in response.results[:ACCESS_TOP]])
+            self.recorder.record([(r.memory.namespace, r.memory.id) for r in response.results[:ACCESS_TOP]])
 
     async def _search(self, query: str, options: SearchOptions) -> SearchResponse:
         timings: dict[str, float] = {}
@@ -341,8 +342,8 @@ class RetrievalService:
         expanded = sorted(((a.value, keys[k]) for k, a in state.items() if k in keys and keys[k] not in seeds),
                           reverse=True)[: options.expand_limit]
         ids = list(seeds) + [i for _, i in expanded]
-        (row,) = await self.store.read("retrieval/candidates", ids=ids, embedding=qvec,
-                                       query_entities=list(asked.entities))
+        (row,) = await self.store.read("retrieval/candidates", ids=ids, namespaces=list(options.namespaces),
+                                       embedding=qvec, query_entities=list(asked.entities))
         return from_steps(row["candidates"], seeds, state, keys, vector)
 
     async def _rank(self, query: str, candidates: dict[str, Candidate], channel_scores: ChannelScores,

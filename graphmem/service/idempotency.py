@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from graphmem.config import Settings
 from graphmem.errors import ConflictError, ValidationError
 from graphmem.models import utcnow
-from graphmem.retrieval.cache import NamespaceVersions
+from graphmem.retrieval.cache import BUMP, NamespaceVersions, bump_step
 from graphmem.store import Step, Store
+from graphmem.store.store import Tx
 
 MAX_REQUEST_ID = 128
+T = TypeVar("T")
 
 
 def payload_hash(operation: str, payload: Any) -> str:
@@ -61,9 +63,10 @@ class IdempotentWriter:
         """Bumped after every write, so cached searches of that namespace are dropped."""
 
     async def _write(self, namespace: str | None, steps: Sequence[Step]) -> list[list[dict[str, Any]]]:
-        """A plain one-transaction write (no request id) that invalidates the namespace's cached searches."""
+        """A plain one-transaction write (no request id) that invalidates the namespace's cached searches (in
+        every replica: the transaction ends with ``bump_step``); the results of ``steps``."""
         try:
-            return await self.store.write(steps)
+            return (await self.store.write([*steps, bump_step(namespace)]))[:-1]
         finally:
             self.versions.bump(namespace)
 
@@ -79,12 +82,52 @@ class IdempotentWriter:
         ttl = timedelta(seconds=self.settings.idempotency_ttl_s)
         claim = claim_step(key_id(namespace, request_id), digest, result_json, utcnow(), ttl)
         try:
-            results, key = await self.store.write_once(claim, steps)
+            results, key = await self.store.write_once(claim, [*steps, bump_step(namespace)])
         finally:
             self.versions.bump(namespace)
         if results is None:
             return replayed_result(key, digest, request_id), True
         return result_json, False
+
+    async def _transact(self, namespace: str | None, label: str, work: Callable[[Tx], Awaitable[T]]) -> T:
+        """A one-transaction write whose statements depend on what it reads (``Store.transact``; ``work`` may run
+        more than once), invalidating the namespace's cached searches (in every replica: ``bump_step``)."""
+        bump = bump_step(namespace)
+
+        async def bumped(tx: Tx) -> T:
+            result = await work(tx)
+            await tx.run(BUMP, **bump.params)
+            return result
+
+        try:
+            return await self.store.transact(label, bumped)
+        finally:
+            self.versions.bump(namespace)
+
+    async def _apply_tx(
+        self, namespace: str, request_id: str | None, operation: str, payload: Any,
+        work: Callable[[Tx], Awaitable[str]],
+    ) -> tuple[str, bool]:
+        """Like ``_apply``, for a write that decides its result inside the transaction: ``work`` returns the result
+        JSON, which is stored on the request id's key in the same transaction. Returns (result_json, replayed)."""
+        claim: Step | None = None
+        digest = ""
+        if request_id is not None:
+            digest = payload_hash(operation, payload)
+            ttl = timedelta(seconds=self.settings.idempotency_ttl_s)
+            claim = claim_step(key_id(namespace, request_id), digest, "null", utcnow(), ttl)
+
+        async def run(tx: Tx) -> tuple[str, bool]:
+            if claim is not None and request_id is not None:
+                (key,) = await tx.run(claim.name, **claim.params)
+                if not key["claimed"]:
+                    return replayed_result(key, digest, request_id), True
+            result = await work(tx)
+            if claim is not None:
+                await tx.run("memory/record_result", id=claim.params["id"], result_json=result)
+            return result, False
+
+        return await self._transact(namespace, operation, run)
 
     async def _replay(self, namespace: str, request_id: str | None, operation: str, payload: Any) -> str | None:
         """The stored result of a replayed request (checked before any embedding work), else None."""

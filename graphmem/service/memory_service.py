@@ -12,7 +12,7 @@ import pydantic
 
 from graphmem.config import Settings
 from graphmem.embed import Embedder
-from graphmem.errors import ConflictError, NotFoundError, ValidationError
+from graphmem.errors import NotFoundError, ValidationError
 from graphmem.graph.construct import graph_options, graph_rows
 from graphmem.models import (
     BatchResult,
@@ -26,6 +26,7 @@ from graphmem.models import (
     utcnow,
 )
 from graphmem.retrieval.cache import NamespaceVersions
+from graphmem.retrieval.oversample import MAX_OVERSAMPLE
 from graphmem.service.dedupe import dedupe_threshold
 from graphmem.service.idempotency import IdempotentWriter
 from graphmem.service.neighbours import stored_neighbours
@@ -38,9 +39,14 @@ from graphmem.service.planning import (
     plan_batch,
 )
 from graphmem.service.tasks import TaskService, check_namespace_arg
+from graphmem.service.write_tx import apply_plan
 from graphmem.store import Step, Store
 from graphmem.store.records import memory_from_map
-from graphmem.store.store import VECTOR_INDEX
+from graphmem.store.store import VECTOR_INDEX, Tx
+
+DEDUPE_K = 20
+"""Rows the vector index is first asked for per draft, when looking for its near duplicates (more when the
+other namespaces' memories hide them)."""
 
 T = TypeVar("T", bound=pydantic.BaseModel)
 
@@ -82,7 +88,10 @@ class MemoryService(IdempotentWriter):
     async def write_memories(
         self, drafts: Sequence[MemoryDraft], *, request_id: str | None = None, dedupe: bool = True,
     ) -> BatchResult:
-        """Write a batch of memories in one transaction; near-duplicates strengthen existing memories."""
+        """Write a batch of memories in one transaction; near-duplicates strengthen existing memories.
+
+        Ids are per namespace: another namespace's memory of the same id is another memory. Under concurrent
+        writes an exact duplicate is stored once, and an id is created once (see ``write_tx``)."""
         return await self._write_batch(drafts, request_id=request_id, dedupe=dedupe, prepared=None)
 
     async def write_many(
@@ -110,7 +119,8 @@ class MemoryService(IdempotentWriter):
     async def _embed_new(self, drafts: Sequence[MemoryDraft]) -> dict[int, list[float]]:
         """Embeddings of the drafts that are not stored yet, by index."""
         ids = [d.id for d in drafts if d.id]
-        stored = {r["id"] for r in await self.store.read("memory/existing_ids", ids=ids)} if ids else set()
+        stored = {r["id"] for r in await self.store.read(
+            "memory/existing_ids", ids=ids, namespace=drafts[0].namespace)} if ids else set()
         todo = [i for i, d in enumerate(drafts) if d.id is None or d.id not in stored]
         return dict(zip(todo, await self.embed([drafts[i].content for i in todo]), strict=True))
 
@@ -127,17 +137,20 @@ class MemoryService(IdempotentWriter):
         if (stored := await self._replay(namespace, request_id, "write_memories", payload)) is not None:
             return BatchResult(items=_results(stored), replayed=True)
         plan = await self.plan_write(drafts, dedupe=dedupe, prepared=prepared)
-        result_json = json.dumps([r.model_dump(mode="json") for r in plan.results])
-        stored, replayed = await self._apply(
-            namespace, request_id, "write_memories", payload, write_steps(plan), result_json
-        )
+        at = utcnow()
+
+        async def work(tx: Tx) -> str:
+            results = await apply_plan(tx, plan, dedupe=dedupe, at=at)
+            return json.dumps([r.model_dump(mode="json") for r in results])
+
+        stored, replayed = await self._apply_tx(namespace, request_id, "write_memories", payload, work)
         return BatchResult(items=_results(stored), replayed=replayed)
 
     async def plan_write(
         self, drafts: Sequence[MemoryDraft], *, dedupe: bool = True, prepared: dict[int, list[float]] | None = None,
     ) -> WritePlan:
-        """Check, embed and deduplicate a batch (no transaction): what ``write_steps`` writes. Other writers
-        (reflection) add their own statements to the same transaction."""
+        """Check, embed and deduplicate a batch (no transaction): what ``write_tx.apply_plan`` writes, deciding
+        again under locks. Other writers (reflection) add their own statements to the same transaction."""
         existing = await self._check_references(drafts)
         wanted = {i for i, d in enumerate(drafts) if d.id is None or d.id not in existing}
         known = dict(prepared or {})
@@ -167,12 +180,14 @@ class MemoryService(IdempotentWriter):
                                          self.settings.embedding_similarity, now)
         rows_ = graph_rows(plan.creates, plan.create_vectors, [d.entities for d in created_drafts],
                            [d.task_id for d in created_drafts], stored, options, now)
-        plan.entity_rows += rows_.entity_rows
-        plan.similar_rows += rows_.similar_rows
-        plan.follow_rows += rows_.follow_rows
+        namespace = drafts[0].namespace  # the rows name it, so every statement matches (namespace, id)
+        plan.construct_entity_rows += rows_.entity_rows
+        plan.similar_rows += [{**r, "namespace": namespace} for r in rows_.similar_rows]
+        plan.follow_rows += [{**r, "namespace": namespace} for r in rows_.follow_rows]
 
     async def _check_references(self, drafts: Sequence[MemoryDraft]) -> set[str]:
-        """Every referenced turn, memory and task must exist; returns the draft ids that exist already."""
+        """Every referenced turn, memory and task must exist; returns the draft ids that exist already in the
+        namespace (another namespace's ids are never looked at: the same id there is another memory)."""
         namespaces = {d.namespace for d in drafts}
         if len(namespaces) > 1:
             raise ValidationError(f"one namespace per batch, got {sorted(namespaces)}")
@@ -180,13 +195,8 @@ class MemoryService(IdempotentWriter):
         ids = [d.id for d in drafts if d.id]
         if len(ids) != len(set(ids)):
             raise ValidationError("duplicate ids in the batch")
-        rows = await self.store.read("memory/existing_ids", ids=ids) if ids else []
-        existing: set[str] = set()
-        for row in rows:
-            if row["namespace"] != namespace:
-                i = next(i for i, d in enumerate(drafts) if d.id == row["id"])
-                raise ConflictError(f"item {i}: id {row['id']!r} belongs to another namespace")
-            existing.add(row["id"])
+        existing = {r["id"] for r in await self.store.read(
+            "memory/existing_ids", ids=ids, namespace=namespace)} if ids else set()
         refs = {r for d in drafts for r in (*d.derived_from, *([d.task_id] if d.task_id else []))}
         found: dict[str, str] = {}
         if refs:
@@ -213,14 +223,22 @@ class MemoryService(IdempotentWriter):
         hash_hits = {i: by_hash[(h, d.kind.value)] for i, (h, d) in enumerate(zip(hashes, drafts, strict=True))
                      if i in wanted and (h, d.kind.value) in by_hash}
         similarity = self.settings.embedding_similarity
-        rows = await self.store.read(
-            "memory/dedupe_candidates", index=VECTOR_INDEX, k=20, per_row=5, now=utcnow(),
-            min_score=index_score_from_cosine(self.threshold, similarity),
-            rows=[{"idx": i, "embedding": Vector(v), "namespace": d.namespace, "kind": d.kind.value}
-                  for i, (d, v) in enumerate(zip(drafts, vectors, strict=True)) if i in wanted and i not in hash_hits],
-        )
-        vector_hits = {r["idx"]: [Hit(c["id"], cosine_from_index_score(c["score"], similarity), c["content"])
-                                  for c in r["candidates"]] for r in rows}
+        todo = [{"idx": i, "embedding": Vector(v), "namespace": d.namespace, "kind": d.kind.value}
+                for i, (d, v) in enumerate(zip(drafts, vectors, strict=True)) if i in wanted and i not in hash_hits]
+        vector_hits: dict[int, list[Hit]] = {}
+        k, per_row = DEDUPE_K, 5
+        while todo:
+            # The index ranks all namespaces together: a draft whose k rows all scored above the threshold but
+            # left fewer than per_row of its namespace may have more behind them, so it asks again, 4x deeper.
+            rows = await self.store.read(
+                "memory/dedupe_candidates", index=VECTOR_INDEX, k=k, per_row=per_row, now=utcnow(),
+                min_score=index_score_from_cosine(self.threshold, similarity), rows=todo)
+            vector_hits.update({r["idx"]: [Hit(c["id"], cosine_from_index_score(c["score"], similarity), c["content"])
+                                           for c in r["candidates"]] for r in rows if r["candidates"]})
+            again = {r["idx"] for r in rows if r["more"] and len(r["candidates"]) < per_row}
+            if not again or k >= MAX_OVERSAMPLE:
+                break
+            todo, k = [row for row in todo if row["idx"] in again], min(k * 4, MAX_OVERSAMPLE)
         return hash_hits, vector_hits
 
     async def relate(
@@ -256,9 +274,12 @@ class MemoryService(IdempotentWriter):
     async def update_memory(
         self, namespace: str, memory_id: str, *, content: str | None = None, tags: Iterable[str] | None = None,
         confidence: float | None = None, importance: float | None = None,
-        valid_from: datetime | None = None, valid_until: datetime | None = None,
+        valid_from: datetime | None = None, valid_until: datetime | None = None, clear_valid_until: bool = False,
     ) -> Memory:
-        """Edit a memory; new content is re-embedded (before the transaction) and re-hashed."""
+        """Edit a memory; new content is re-embedded (before the transaction) and re-hashed. None keeps a field;
+        ``clear_valid_until`` removes the end of its validity (it may not come with a ``valid_until``)."""
+        if clear_valid_until and valid_until is not None:
+            raise ValidationError("give valid_until or clear_valid_until, not both", field="valid_until")
         current = await self.get_memory(namespace, memory_id)
         changes = {k: v for k, v in {"content": content, "confidence": confidence, "importance": importance,
                                       "tags": tuple(tags) if tags is not None else None}.items() if v is not None}
@@ -270,7 +291,7 @@ class MemoryService(IdempotentWriter):
             "tags": list(checked.tags) if tags is not None else None,
             "tags_text": " ".join(checked.tags) if tags is not None else None,
             "confidence": confidence, "importance": importance, "valid_from": valid_from,
-            "valid_until": valid_until, "at": utcnow()})])
+            "valid_until": valid_until, "clear_valid_until": clear_valid_until, "at": utcnow()})])
         if not rows:
             raise NotFoundError(f"memory {memory_id!r} not found in {namespace!r}")
         return memory_from_map(rows[0]["memory"])
@@ -307,20 +328,6 @@ class MemoryService(IdempotentWriter):
         if memory is None:
             raise NotFoundError(f"memory {memory_id!r} not found in {namespace!r}")
         return memory
-
-
-def write_steps(plan: WritePlan) -> list[Step]:
-    """The statements of a planned batch write, in order."""
-    steps = []
-    if plan.creates:
-        rows = [m.to_row(v) for m, v in zip(plan.creates, plan.create_vectors, strict=True)]
-        steps.append(Step("memory/create", {"rows": rows}))
-    for name, rows in (("memory/strengthen", plan.strengthen_rows), ("memory/link_entities", plan.entity_rows),
-                       ("memory/link_derived", plan.derived_rows), ("memory/link_task", plan.task_rows),
-                       ("graph/link_similar", plan.similar_rows), ("graph/link_follows", plan.follow_rows)):
-        if rows:
-            steps.append(Step(name, {"rows": rows}))
-    return steps
 
 
 def _results(result_json: str) -> tuple[WriteResult, ...]:

@@ -44,15 +44,24 @@ class Hit:
 
 @dataclass
 class WritePlan:
+    """What a batch write intends, decided before its transaction; ``write_tx.apply_plan`` writes it and decides
+    again, under locks, whether each create still is one (an exact duplicate or the same id may have been committed
+    since by a concurrent writer)."""
+
     creates: list[Memory] = field(default_factory=list)
     create_vectors: list[list[float]] = field(default_factory=list)
+    create_strengthen: list[dict[str, Any]] = field(default_factory=list)
+    """Per create: its memory/strengthen row (without ``id``) should it turn out to repeat a stored memory."""
     strengthen_rows: list[dict[str, Any]] = field(default_factory=list)
     entity_rows: list[dict[str, Any]] = field(default_factory=list)
+    """ABOUT rows of the entities the drafts name."""
     derived_rows: list[dict[str, Any]] = field(default_factory=list)
     task_rows: list[dict[str, Any]] = field(default_factory=list)
+    construct_entity_rows: list[dict[str, Any]] = field(default_factory=list)
     similar_rows: list[dict[str, Any]] = field(default_factory=list)
     follow_rows: list[dict[str, Any]] = field(default_factory=list)
-    """Graph construction (``graph.construct``): SIMILAR_TO and FOLLOWS rows; its ABOUT rows join entity_rows."""
+    """Graph construction (``graph.construct``) of the created memories: ABOUT rows of the entities found in their
+    content, SIMILAR_TO and FOLLOWS rows."""
     results: list[WriteResult] = field(default_factory=list)
 
 
@@ -85,11 +94,10 @@ def plan_batch(
         target: Hit | None = None
         if dedupe:
             target = _duplicate_of(i, drafts, matrix, created_rows, hash_hits, vector_hits, threshold, guard)
+        strengthen = {"namespace": draft.namespace, "alpha": alpha * draft.confidence, "source": draft.source,
+                      "token": draft.id, "at": now}
         if target is not None:
-            plan.strengthen_rows.append(
-                {"id": target.id, "alpha": alpha * draft.confidence, "source": draft.source, "token": draft.id,
-                 "at": now}
-            )
+            plan.strengthen_rows.append({"id": target.id, **strengthen})
             plan.results.append(WriteResult(index=i, id=target.id, action=WriteAction.STRENGTHENED,
                                             similarity=round(target.cosine, 4)))
             memory_id = target.id
@@ -105,13 +113,16 @@ def plan_batch(
             )
             plan.creates.append(memory)
             plan.create_vectors.append([float(x) for x in vectors[i]])
+            plan.create_strengthen.append(strengthen)
             plan.results.append(WriteResult(index=i, id=memory_id, action=WriteAction.CREATED))
             created_rows.append((i, memory_id))
         plan.entity_rows += [{"memory_id": memory_id, "namespace": draft.namespace, "name": e, "at": now}
                              for e in draft.entities]
-        plan.derived_rows += [{"memory_id": memory_id, "target_id": t, "at": now} for t in draft.derived_from]
+        plan.derived_rows += [{"memory_id": memory_id, "namespace": draft.namespace, "target_id": t, "at": now}
+                              for t in draft.derived_from]
         if draft.task_id:
-            plan.task_rows.append({"memory_id": memory_id, "task_id": draft.task_id, "at": now})
+            plan.task_rows.append({"memory_id": memory_id, "namespace": draft.namespace, "task_id": draft.task_id,
+                                   "at": now})
     return plan
 
 

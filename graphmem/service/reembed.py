@@ -31,16 +31,18 @@ async def reembed(store: Store, embedder: Embedder, *, page: int = 256,
     rebuild = old_dim != embedder.dimension
     if rebuild:
         await store.run_schema("admin/drop_vector_index")
-    after, done = "", 0
+    after_id, after_namespace, done = "", "", 0
     while True:
-        batch = await store.read("admin/embedding_page", after=after, limit=page)
+        batch = await store.read("memory/embedding_page", after_id=after_id, after_namespace=after_namespace,
+                                 limit=page)
         if not batch:
             break
         vectors = await asyncio.to_thread(embedder.embed_documents, [r["content"] for r in batch])
-        await store.write([Step("admin/set_embeddings", {
-            "rows": [{"id": r["id"], "embedding": v} for r, v in zip(batch, vectors, strict=True)]})])
+        await store.write([Step("memory/set_embeddings", {
+            "rows": [{"namespace": r["namespace"], "id": r["id"], "embedding": v}
+                     for r, v in zip(batch, vectors, strict=True)]})])
         done += len(batch)
-        after = batch[-1]["id"]
+        after_id, after_namespace = batch[-1]["id"], batch[-1]["namespace"]
         if progress is not None:
             progress(len(batch))
     info = await migrate(store, embedding_dim=embedder.dimension, reembedded=True)

@@ -31,7 +31,7 @@ def turn_from_map(data: dict[str, Any]) -> Turn:
 
 class TaskService(IdempotentWriter):
     async def start(self, task: Task, *, request_id: str | None = None) -> Task:
-        """Open a task (idempotent on its id)."""
+        """Open a task (idempotent on its id in the namespace; another namespace's task of that id is another task)."""
         row = task.model_dump(mode="python")
         row["status"] = task.status.value
         payload = {"task": task.model_dump(mode="json", exclude={"started_at"})}  # a retry has a new clock

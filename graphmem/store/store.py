@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, LiteralString
+from typing import Any, LiteralString, TypeVar
 
 import neo4j
 
 from graphmem.config import Settings
 from graphmem.models import Memory, MemoryKind, MemoryStatus, ScoredMemory, utcnow
 from graphmem.store.autocommit import read_one_row
+from graphmem.store.breaker import Breaker
+from graphmem.store.circuit import Circuit
 from graphmem.store.cypher import CypherLoader
 from graphmem.store.errors import translated
 from graphmem.store.records import memory_from_map
@@ -23,6 +25,8 @@ FULLTEXT_INDEX = "memory_fulltext"
 ACTIVE = [MemoryStatus.ACTIVE.value]
 
 Row = dict[str, Any]
+T = TypeVar("T")
+Transaction = neo4j.AsyncTransaction | neo4j.AsyncManagedTransaction
 
 
 @dataclass(frozen=True)
@@ -33,19 +37,34 @@ class Step:
     params: dict[str, Any]
 
 
-async def _run(tx: neo4j.AsyncManagedTransaction, query: LiteralString, params: dict[str, Any]) -> list[Row]:
+async def _run(tx: Transaction, query: LiteralString, params: dict[str, Any]) -> list[Row]:
     result = await tx.run(query, params)
     return [record.data() async for record in result]
 
 
+class Tx:
+    """One managed write transaction, as ``Store.transact`` hands it to its function: statements by name."""
+
+    def __init__(self, tx: Transaction, cypher: CypherLoader) -> None:
+        self._tx = tx
+        self._cypher = cypher
+
+    async def run(self, name: str, /, **params: Any) -> list[Row]:
+        return await _run(self._tx, self._cypher(name), params)
+
+
 class Store:
-    """Async access to Neo4j. Reads go through ``execute_read``; one logical write is one ``execute_write``."""
+    """Async access to Neo4j. A read runs in a READ transaction; one logical write is ONE write transaction. Both
+    are retried as a whole on transient errors and fail at once while Neo4j is known to be down
+    (``store/circuit``: the driver's own retry loop could not be told)."""
 
     def __init__(self, driver: neo4j.AsyncDriver, settings: Settings, cypher: CypherLoader | None = None) -> None:
         self.driver = driver
         self.settings = settings
         self.database = settings.neo4j_database
         self.cypher = cypher or CypherLoader()
+        self.circuit = Circuit(Breaker(settings.neo4j_breaker_failures, settings.neo4j_probe_s), self._ping,
+                               retry_s=settings.neo4j_timeout_s, probe_timeout_s=settings.neo4j_probe_timeout_s)
 
     @classmethod
     @asynccontextmanager
@@ -53,23 +72,49 @@ class Store:
         auth = (settings.neo4j_user, settings.neo4j_password.get_secret_value()) if settings.neo4j_auth else None
         driver = neo4j.AsyncGraphDatabase.driver(
             settings.neo4j_uri, auth=auth,
-            connection_timeout=settings.neo4j_timeout_s,
-            connection_acquisition_timeout=settings.neo4j_timeout_s,
+            connection_timeout=settings.neo4j_connect_timeout_s,
+            connection_acquisition_timeout=settings.neo4j_acquire_timeout_s,
+            max_connection_pool_size=settings.neo4j_pool_size,
             max_transaction_retry_time=settings.neo4j_timeout_s,
             notifications_min_severity="OFF",
         )
         try:
             async with translated("connect"):
                 await driver.verify_connectivity()
-            yield cls(driver, settings)
+            store = cls(driver, settings)
+            try:
+                yield store
+            finally:
+                await store.circuit.close()
         finally:
             await driver.close()
+
+    async def _transaction(self, mode: str, work: Callable[[Transaction], Awaitable[T]]) -> T:
+        """``work`` in one explicit transaction, committed when it returns (retried by ``self.circuit``)."""
+        async with self.driver.session(database=self.database, default_access_mode=mode) as session:
+            tx = await session.begin_transaction()
+            async with tx:  # commits on a clean exit, rolls back otherwise
+                return await work(tx)
+
+    async def _ping(self) -> None:
+        """One round trip, outside the circuit: its prober's probe."""
+        async with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
+            result = await session.run(self.cypher("admin/ping"))
+            await result.consume()
+
+    async def probe(self, name: str = "admin/ping", /, *, timeout_s: float | None = None, **params: Any) -> list[Row]:
+        """A readiness probe (``/readyz``): fails at once while the breaker is open, else one try of the read within
+        ``timeout_s`` (``neo4j_probe_timeout_s``); its connection failures feed the breaker."""
+        query = self.cypher(name)
+        return await self.circuit.probe(
+            name, lambda: self._transaction(neo4j.READ_ACCESS, lambda tx: _run(tx, query, params)),
+            timeout_s=timeout_s or self.settings.neo4j_probe_timeout_s)
 
     # --- primitives -----------------------------------------------------------------------------
     async def read(self, name: str, /, **params: Any) -> list[Row]:
         query = self.cypher(name)
-        async with translated(name), self.driver.session(database=self.database) as session:
-            return await session.execute_read(_run, query, params)
+        return await self.circuit.call(
+            name, lambda: self._transaction(neo4j.READ_ACCESS, lambda tx: _run(tx, query, params)))
 
     async def read_row(self, name: str, /, **params: Any) -> Row:
         """The one row of a statement that returns exactly one, its values as the driver decoded them: without
@@ -77,20 +122,18 @@ class Store:
         return maps, lists and scalars (no nodes, relationships or paths). In an auto-commit transaction, retried as
         a managed one would be (``store/autocommit``): one round trip less."""
         query = self.cypher(name)
-        async with translated(name):
-            return await read_one_row(self.driver, self.database, query, params,
-                                      retry_s=self.settings.neo4j_timeout_s)
+        return await self.circuit.call(  # retry_s=0: one try each, the circuit retries
+            name, lambda: read_one_row(self.driver, self.database, query, params, retry_s=0))
 
     async def write(self, steps: Sequence[Step]) -> list[list[Row]]:
-        """Run the steps in ONE transaction (retried as a whole by the driver on transient errors)."""
+        """Run the steps in ONE transaction (retried as a whole on transient errors)."""
         queries = [(self.cypher(step.name), step.params) for step in steps]
 
-        async def work(tx: neo4j.AsyncManagedTransaction) -> list[list[Row]]:
+        async def work(tx: Transaction) -> list[list[Row]]:
             return [await _run(tx, query, params) for query, params in queries]
 
         label = "+".join(step.name for step in steps)
-        async with translated(label), self.driver.session(database=self.database) as session:
-            return await session.execute_write(work)
+        return await self.circuit.call(label, lambda: self._transaction(neo4j.WRITE_ACCESS, work))
 
     async def write_once(self, claim: Step, steps: Sequence[Step]) -> tuple[list[list[Row]] | None, Row]:
         """Like ``write``, guarded by an idempotency key claimed in the same transaction.
@@ -100,22 +143,36 @@ class Store:
         claim_query = self.cypher(claim.name)
         queries = [(self.cypher(step.name), step.params) for step in steps]
 
-        async def work(tx: neo4j.AsyncManagedTransaction) -> tuple[list[list[Row]] | None, Row]:
+        async def work(tx: Transaction) -> tuple[list[list[Row]] | None, Row]:
             (key,) = await _run(tx, claim_query, claim.params)
             if not key["claimed"]:
                 return None, key
             return [await _run(tx, query, params) for query, params in queries], key
 
         label = "+".join([claim.name, *(step.name for step in steps)])
-        async with translated(label), self.driver.session(database=self.database) as session:
-            return await session.execute_write(work)
+        return await self.circuit.call(label, lambda: self._transaction(neo4j.WRITE_ACCESS, work))
+
+    async def transact(self, label: str, work: Callable[[Tx], Awaitable[T]]) -> T:
+        """Run ``work`` in ONE write transaction, for writes whose later statements depend on what the earlier
+        ones found (decisions taken under the locks they took). The whole function is retried on transient
+        errors (deadlocks included): it must compute everything afresh from what it reads, and call nothing outside
+        the database."""
+
+        async def fn(tx: Transaction) -> T:
+            return await work(Tx(tx, self.cypher))
+
+        return await self.circuit.call(label, lambda: self._transaction(neo4j.WRITE_ACCESS, fn))
 
     async def run_schema(self, name: str, /, **params: Any) -> list[Row]:
         """Schema statements run in their own auto-commit transaction (they cannot mix with data)."""
         query = self.cypher(name)
-        async with translated(name), self.driver.session(database=self.database) as session:
-            result = await session.run(query, params)
-            return [record.data() async for record in result]
+
+        async def once() -> list[Row]:
+            async with self.driver.session(database=self.database) as session:
+                result = await session.run(query, params)
+                return [record.data() async for record in result]
+
+        return await self.circuit.call(name, once, retry=False)
 
     # --- memories -------------------------------------------------------------------------------
     async def create_memories(self, memories: Sequence[Memory], embeddings: Sequence[list[float]]) -> list[str]:

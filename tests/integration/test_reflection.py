@@ -3,18 +3,20 @@ transaction, idempotent re-reflection, supersede, failure handling, and the queu
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
 import graphmem.reflection.service as reflection_service
 from graphmem.errors import LLMOutputError, StoreError
-from graphmem.models import MemoryDraft, MemoryKind, MemoryStatus, Role, Task, WriteAction, utcnow
+from graphmem.models import MemoryDraft, MemoryKind, MemoryStatus, Role, Task, WriteAction, WriteResult, utcnow
 from graphmem.reflection import ReflectionService
-from graphmem.reflection.worker import ReflectionWorker
+from graphmem.reflection.worker import ReflectionWorker, claim_tasks
 from graphmem.retrieval import RetrievalService, SearchOptions
 from graphmem.service import MemoryService
-from graphmem.store import Step, Store
+from graphmem.service.planning import WritePlan
+from graphmem.store import Store
+from graphmem.store.store import Tx
 from tests.integration.reflection_support import Script, scripted_llm
 
 MOVED = {
@@ -135,8 +137,14 @@ async def test_failure_between_statements_leaves_nothing(service: MemoryService,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     task_id, paris, _ = await moved_task(service, namespace)
     before = await count(store, namespace)
-    real_steps = reflection_service.write_steps
-    monkeypatch.setattr(reflection_service, "write_steps", lambda plan: [*real_steps(plan), Step("test/fail", {})])
+    real_apply = reflection_service.apply_plan
+
+    async def failing_apply(tx: Tx, plan: WritePlan, *, dedupe: bool, at: datetime) -> list[WriteResult]:
+        results = await real_apply(tx, plan, dedupe=dedupe, at=at)
+        await tx.run("test/fail")
+        return results
+
+    monkeypatch.setattr(reflection_service, "apply_plan", failing_apply)
     with pytest.raises(StoreError):
         await reflector(service, Script([MOVED])).reflect(namespace, task_id)
     assert await count(store, namespace) == before
@@ -203,9 +211,8 @@ async def test_worker_takes_over_a_stale_claim_and_records_failures(
     settings = service.settings.model_copy(update={"reflection_max_attempts": 2})
     service_ = MemoryService(store, service.embedder, settings)
     task_id, _, _ = await moved_task(service_, namespace)
-    (claimed,) = await store.write([Step("reflection/claim", {
-        "limit": 10, "now": utcnow() - timedelta(hours=2), "stale_before": utcnow() - timedelta(hours=3),
-        "worker": "dead", "namespaces": [namespace]})])
+    claimed = await claim_tasks(store, limit=10, now=utcnow() - timedelta(hours=2),
+                                stale_before=utcnow() - timedelta(hours=3), worker="dead", namespaces=[namespace])
     assert [c["id"] for c in claimed] == [task_id]  # a worker claimed it, then died
     garbage = Script(["no idea"] * 4)
     worker = ReflectionWorker(reflector(service_, garbage), namespaces=[namespace])

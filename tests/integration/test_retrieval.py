@@ -236,8 +236,9 @@ async def test_recency_and_popularity_seeds_merge_namespaces_newest_and_most_use
         (a_new,) = await write(service, namespace, "Gil repots the cactus.", created_at=now - timedelta(days=1))
         (b_mid,) = await write(service, other, "Hana tunes the piano.", created_at=now - timedelta(days=10))
         await store.write([Step("retrieval/touch", {"rows": [
-            {"id": a_old, "n": 5, "at": now}, {"id": b_mid, "n": 7, "at": now}, {"id": a_new, "n": 5,
-                                                                                  "at": now - timedelta(hours=1)}]})])
+            {"namespace": namespace, "id": a_old, "n": 5, "at": now}, {"namespace": other, "id": b_mid, "n": 7,
+                                                                       "at": now},
+            {"namespace": namespace, "id": a_new, "n": 5, "at": now - timedelta(hours=1)}]})])
         flat = {"namespaces": (namespace, other), "k": 3, "hops": 0, "rerank": RerankMode.NONE}
         recent = await retrieval.search("anything", SearchOptions(channels=(Channel.RECENCY,), **flat))  # type: ignore[arg-type]
         assert ids(recent) == [a_new, b_mid, a_old]

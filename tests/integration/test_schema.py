@@ -47,7 +47,8 @@ async def test_model_change_is_refused(store: Store, migrated: Settings) -> None
 async def test_constraints_exist(store: Store) -> None:
     rows = await store.run_schema("admin/constraints")
     names = {r["name"] for r in rows}
-    assert {"memory_id", "task_id", "turn_id", "entity_key", "request_key"} <= names
+    assert {"memory_key", "task_key", "turn_key", "entity_key", "request_key", "dedupe_lock"} <= names
+    assert not {"memory_id", "task_id", "turn_id"} & names  # ids are unique per namespace, not globally
 
 
 async def test_reembed_rebuilds_vectors_and_accepts_the_new_model(service: MemoryService, store: Store,

@@ -50,7 +50,7 @@ async def random_graph(service: MemoryService, ns: str, rng: random.Random) -> l
     pairs |= {(hub, b) for b in rng.sample(ids[1:], FANOUT + 10)}
     await service.relate(ns, [Relation(source_id=a, target_id=b, type=rng.choice(types),
                                        weight=round(rng.uniform(0.2, 1.0), 3)) for a, b in pairs])
-    touched = [{"id": i, "n": rng.randint(1, 9), "at": now - timedelta(minutes=rng.randint(0, 999))}
+    touched = [{"namespace": ns, "id": i, "n": rng.randint(1, 9), "at": now - timedelta(minutes=rng.randint(0, 999))}
                for i in rng.sample(ids, 25)]
     await service.store.write([Step("retrieval/touch", {"rows": touched})])
     return ids

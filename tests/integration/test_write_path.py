@@ -144,8 +144,13 @@ async def test_unknown_reference_refuses_the_whole_batch(service: MemoryService,
 async def test_failure_inside_the_transaction_leaves_nothing(service: MemoryService, store: Store,
                                                              namespace: str) -> None:
     class FailingStore(Store):
-        async def write(self, steps):  # type: ignore[no-untyped-def]
-            return await super().write([*steps, Step("test/fail", {})])
+        async def transact(self, label, work):  # type: ignore[no-untyped-def]
+            async def failing(tx):  # type: ignore[no-untyped-def]
+                result = await work(tx)
+                await tx.run("test/fail")
+                return result
+
+            return await super().transact(f"{label}+test/fail", failing)
 
     broken = MemoryService(FailingStore(store.driver, store.settings), service.embedder, service.settings)
     task = await service.tasks.start(Task(namespace=namespace))

@@ -78,7 +78,7 @@ def test_provenance_goes_to_the_resolved_memory() -> None:
     p = plan([d("y", entities=("Bob",), derived_from=("t1",), task_id="task", source="s", id="mine")], [unit(1)],
              vector_hits={0: [Hit("v", 0.99)]})
     assert p.entity_rows[0]["memory_id"] == "v"
-    assert p.derived_rows[0] == {"memory_id": "v", "target_id": "t1", "at": NOW}
+    assert p.derived_rows[0] == {"memory_id": "v", "namespace": "ns", "target_id": "t1", "at": NOW}
     assert p.task_rows[0]["memory_id"] == "v"
     assert p.strengthen_rows[0]["token"] == "mine"
 

@@ -1,0 +1,77 @@
+"""The result cache across replicas (retrieval/cache): an entry is stamped with the shared versions read before
+the search, and every write transaction of the services ends with the statement that bumps them."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, cast
+
+from graphmem.config import Settings
+from graphmem.retrieval.cache import ALL_NAMESPACES, BUMP, NamespaceVersions, ResultCache, bump_step
+from graphmem.service.idempotency import IdempotentWriter
+from graphmem.store import Step, Store
+
+
+def test_a_changed_shared_version_is_a_miss() -> None:
+    cache: ResultCache[str] = ResultCache(NamespaceVersions(), ttl_s=60)
+    cache.put(("q",), ["a", "b"], "result", (4, 1, 7))
+    assert cache.get(("q",), ["a", "b"], (4, 1, 7)) == "result"
+    assert cache.get(("q",), ["a", "b"], (4, 1, 8)) is None, "a write through another replica was not seen"
+    cache.put(("q",), ["a", "b"], "fresh", (4, 1, 8))
+    assert cache.get(("q",), ["a", "b"], (5, 1, 8)) is None, "a write to every namespace was not seen"
+
+
+def test_a_local_write_is_a_miss_whatever_the_shared_versions() -> None:
+    versions = NamespaceVersions()
+    cache: ResultCache[str] = ResultCache(versions, ttl_s=60)
+    cache.put(("q",), ["a"], "result", (0, 3))
+    versions.bump("a")
+    assert cache.get(("q",), ["a"], (0, 3)) is None
+
+
+def test_bump_step_names_the_namespace_or_all() -> None:
+    assert bump_step("ns") == Step(BUMP, {"keys": ["ns"]})
+    assert bump_step(None) == Step(BUMP, {"keys": [ALL_NAMESPACES]})
+
+
+class RecordingStore:
+    """Records the steps of each write transaction; each statement returns one row naming it."""
+
+    def __init__(self) -> None:
+        self.transactions: list[list[str]] = []
+
+    async def write(self, steps: Sequence[Step]) -> list[list[dict[str, Any]]]:
+        self.transactions.append([s.name for s in steps])
+        return [[{"name": s.name}] for s in steps]
+
+    async def write_once(self, claim: Step, steps: Sequence[Step]) -> tuple[list[list[dict[str, Any]]], dict[str, Any]]:
+        self.transactions.append([claim.name, *(s.name for s in steps)])
+        return [[{"name": s.name}] for s in steps], {"claimed": True}
+
+    async def transact(self, label: str, work: Callable[[Any], Awaitable[Any]]) -> Any:
+        names: list[str] = []
+
+        class Tx:
+            async def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+                names.append(name)
+                return [{"name": name}]
+
+        result = await work(Tx())
+        self.transactions.append(names)
+        return result
+
+
+async def test_every_write_transaction_ends_with_the_bump() -> None:
+    store = RecordingStore()
+    writer = IdempotentWriter(cast(Store, store), Settings())
+    results = await writer._write("ns", [Step("memory/update", {})])
+    assert results == [[{"name": "memory/update"}]], "the bump's result leaked into the write's results"
+    await writer._apply("ns", "req-1", "relate", {}, [Step("relation/relate", {})], "1")
+
+    async def work(tx: Any) -> str:
+        await tx.run("memory/create")
+        return "done"
+
+    assert await writer._transact("ns", "write", work) == "done"
+    assert store.transactions == [["memory/update", BUMP], ["request/claim", "relation/relate", BUMP],
+                                  ["memory/create", BUMP]]
