@@ -97,6 +97,7 @@ cat <<MSG
 
 graphmem is ready.
   GraphiQL:       http://127.0.0.1:$port/graphql   (the demo token is already in its Headers tab)
+  MCP:            http://127.0.0.1:$port/mcp   (streamable HTTP, header Authorization: Bearer <demo token>; stdio: graphmem mcp)
   demo token:     $token   (reads: $namespaces; writes: demo)
   Neo4j Browser:  http://127.0.0.1:${GRAPHMEM_NEO4J_HTTP_PORT:-7474}/browser/   user $neo4j_user, password $neo4j_password
                   try:  MATCH (m:Memory {namespace: '$first_ns'}) WHERE m.content CONTAINS 'pottery' WITH m LIMIT 1

@@ -1,4 +1,4 @@
-"""The ASGI app: GraphQL (GraphiQL at /graphql), /healthz, /readyz, /metrics; auth, limits, request ids."""
+"""The ASGI app: GraphQL (GraphiQL at /graphql), MCP (/mcp), /healthz, /readyz, /metrics; auth, limits, request ids."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
+from graphmem.api.admission import Admission, Limiter
 from graphmem.api.context import Context, Loaders
 from graphmem.api.edge import ALLOWED_METHODS, EdgeView, error_response, refusal
 from graphmem.api.errors import MASKED
@@ -29,6 +30,7 @@ from graphmem.config import Settings
 from graphmem.embed import Embedder, embedding_dimension, make_embedder
 from graphmem.errors import ConfigError, GraphmemError, RateLimitedError, UnauthenticatedError
 from graphmem.llm import LLMClient
+from graphmem.mcp.http import McpHttp
 from graphmem.reflection import ReflectionService
 from graphmem.reflection.worker import ReflectionWorker
 from graphmem.retrieval import RetrievalService
@@ -175,7 +177,7 @@ class RequestLog:
             request_id_var.reset(token)
 
 
-KNOWN_PATHS = {"/graphql", "/healthz", "/readyz", "/metrics"}
+KNOWN_PATHS = {"/graphql", "/mcp", "/healthz", "/readyz", "/metrics"}
 
 
 async def healthz(request: Request) -> Response:
@@ -183,10 +185,11 @@ async def healthz(request: Request) -> Response:
 
 
 async def readyz(request: Request) -> Response:
+    """Ready when Neo4j answers within ``neo4j_probe_timeout_s``; at once 503 while its circuit breaker is open."""
     state: AppState = request.app.state.graphmem
     try:
-        rows = await asyncio.wait_for(state.store.read("admin/schema_version_get"), timeout=5)
-    except (GraphmemError, TimeoutError) as exc:
+        rows = await state.store.probe("admin/schema_version_get")
+    except GraphmemError as exc:
         return JSONResponse({"status": "unavailable", "reason": str(exc)[:300]}, status_code=503)
     if not rows:
         return JSONResponse({"status": "unavailable", "reason": "schema not applied"}, status_code=503)
@@ -203,6 +206,8 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Starl
     configure_logging(settings.log_level)
     metrics = Metrics(known_operations=root_operation_names())
     tokens = TokenStore.from_settings(settings)  # fails loudly before serving when nobody could authenticate
+
+    mcp_http = McpHttp(settings)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -228,6 +233,7 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Starl
                 stack.push_async_callback(worker.stop)
             app.state.graphmem = AppState(settings, store, memory, retrieval, BrowseService(store), tokens,
                                           RateLimiter.from_settings(settings), metrics, reflection)
+            await stack.enter_async_context(mcp_http.run())  # MCP over streamable HTTP at /mcp
             log.info("graphmem ready", extra={"path": "/graphql"})
             yield
 
@@ -237,7 +243,10 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Starl
         ide.assets(),
         Route("/healthz", healthz), Route("/readyz", readyz), Route("/metrics", metrics_endpoint),
         Route("/graphql", Guard(graphql_app)),  # every method: the guard answers 405 with a code
+        Route("/mcp", mcp_http),  # bearer auth (401), then the MCP SDK's streamable HTTP transport
     ], lifespan=lifespan)
-    app.add_middleware(RequestLog, metrics=metrics)
+    limiter = Limiter(settings.max_in_flight, max_queued=settings.max_queued, wait_s=settings.api_queue_wait_s)
+    app.add_middleware(Admission, limiter=limiter, retry_after_s=settings.api_overloaded_retry_s)
+    app.add_middleware(RequestLog, metrics=metrics)  # added last: the outermost (request ids for refusals too)
     return app
 

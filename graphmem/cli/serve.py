@@ -15,7 +15,6 @@ import logging
 import os
 import socket
 from collections.abc import Callable
-from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING
 
 import click
@@ -69,12 +68,42 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-class Started:
-    """The app for uvicorn once its lifespan started here: startup is already done; shutdown closes ``stack``."""
+class Lifespan:
+    """The app's lifespan, entered and left in ONE task of its own: the MCP session manager's task group (anyio)
+    must be exited by the task that entered it, and uvicorn's shutdown runs in another task than our startup."""
 
-    def __init__(self, app: Starlette, stack: AsyncExitStack) -> None:
+    def __init__(self, app: Starlette) -> None:
         self.app = app
-        self.stack = stack
+        self._started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._stop = asyncio.Event()
+        self._task = asyncio.create_task(self._own(), name="graphmem-lifespan")
+
+    async def _own(self) -> None:
+        async with self.app.router.lifespan_context(self.app):
+            self._started.set_result(None)
+            await self._stop.wait()
+
+    async def started(self) -> None:
+        """Wait for the startup; its error (a ConfigError, Neo4j down, ...) is raised here as itself."""
+        await asyncio.wait({self._started, self._task}, return_when=asyncio.FIRST_COMPLETED)
+        if not self._started.done():
+            self._task.result()  # raises the startup's error
+            raise RuntimeError("the app's lifespan ended before its startup completed")
+
+    async def stop(self) -> None:
+        """Run the shutdown (its error, if any, is raised here); once only: later calls return at once."""
+        if self._task.done():
+            return
+        self._stop.set()
+        await self._task
+
+
+class Started:
+    """The app for uvicorn once its lifespan started here: startup is already done; shutdown stops ``lifespan``."""
+
+    def __init__(self, app: Starlette, lifespan: Lifespan) -> None:
+        self.app = app
+        self.lifespan = lifespan
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "lifespan":
@@ -84,7 +113,7 @@ class Started:
         await send({"type": "lifespan.startup.complete"})
         await receive()  # lifespan.shutdown
         try:
-            await self.stack.aclose()
+            await self.lifespan.stop()
         except Exception:
             log.exception("shutdown failed")
             await send({"type": "lifespan.shutdown.failed", "message": ""})
@@ -96,15 +125,15 @@ async def run_server(app: Starlette, sock: socket.socket, announce: Callable[[],
     """Start the app's lifespan (its errors propagate), then serve on ``sock`` until uvicorn is told to stop."""
     import uvicorn
 
-    stack = AsyncExitStack()
-    await stack.enter_async_context(app.router.lifespan_context(app))
+    lifespan = Lifespan(app)
     try:
+        await lifespan.started()
         sock.listen(2048)  # what uvicorn would do next: the announced URL answers (connections queue until accepted)
         announce()
-        config = uvicorn.Config(Started(app, stack), lifespan="on", log_config=None, access_log=False)
+        config = uvicorn.Config(Started(app, lifespan), lifespan="on", log_config=None, access_log=False)
         await uvicorn.Server(config).serve(sockets=[sock])
     finally:
-        await stack.aclose()  # nothing left when uvicorn's shutdown ran
+        await lifespan.stop()  # a no-op when uvicorn's shutdown ran it
 
 
 @click.command()

@@ -1,0 +1,174 @@
+"""The arguments of each MCP tool: pydantic models whose JSON schemas are the tools' input schemas.
+
+Bounds live here (lengths, ranges, list sizes) so a model sees them in the schema and a bad call is refused
+with INVALID_INPUT before the service runs. Unknown arguments are refused too (``extra="forbid"``): a typo in an
+argument name is an error the model can read, not a silently ignored option.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphmem.models import MAX_CONTENT_CHARS, MemoryKind, RelationType, Role
+from graphmem.retrieval.types import Channel, Fusion, RerankMode
+
+MAX_BATCH = 100
+"""Memories, ids or relations one call may carry."""
+MAX_TURNS = 50
+MAX_QUERY_CHARS = 2000
+MAX_K = 50
+
+NamespaceArg = Annotated[str | None, Field(
+    default=None, min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9_.-]{0,63}$",
+    description="The namespace. Optional when your token may write exactly one namespace (that one is used).")]
+MemoryId = Annotated[str, Field(min_length=1, max_length=64, description="A memory id.")]
+RequestId = Annotated[str | None, Field(
+    default=None, min_length=1, max_length=128,
+    description="Idempotency key: a retried call with the same key returns the first result and writes "
+                "nothing twice. Use a fresh one per logical write.")]
+Tag = Annotated[str, Field(min_length=1, max_length=64)]
+Entity = Annotated[str, Field(min_length=1, max_length=128)]
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+class Args(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class MemoryItem(Args):
+    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS,
+                         description="What to remember, as one self-contained statement (it is read without the "
+                                     "conversation around it).")
+    kind: MemoryKind = Field(default=MemoryKind.SEMANTIC, description=(
+        "semantic: a fact or rule; episodic: something that happened; lesson: a mistake to avoid; working: "
+        "scratch memory that should expire (give expires_at)."))
+    tags: list[Tag] = Field(default_factory=list, max_length=32)
+    entities: list[Entity] = Field(default_factory=list, max_length=32,
+                                   description="People, places and things it is about (also found in the content).")
+    confidence: Unit = 1.0
+    importance: Unit = 0.5
+    source: str | None = Field(default=None, max_length=256, description="Where it came from (a URL, a tool).")
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    expires_at: datetime | None = None
+    derived_from: list[MemoryId] = Field(default_factory=list, max_length=MAX_BATCH,
+                                         description="Ids of memories or turns this was distilled from.")
+    task_id: str | None = Field(default=None, max_length=64, description="The task this memory came from.")
+    id: str | None = Field(default=None, min_length=1, max_length=64,
+                           description="Your own id for it (a repeat with the same id changes nothing).")
+
+
+class WriteArgs(Args):
+    namespace: NamespaceArg
+    memories: list[MemoryItem] = Field(min_length=1, max_length=MAX_BATCH,
+                                       description="One or more memories, written in one transaction.")
+    request_id: RequestId
+    dedupe: bool = Field(default=True, description="A near-duplicate of a stored memory strengthens it instead "
+                                                   "of writing a copy.")
+
+
+class SearchArgs(Args):
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What you want to know, in words.")
+    namespaces: list[Annotated[str, Field(min_length=1, max_length=64)]] | None = Field(
+        default=None, min_length=1, max_length=16,
+        description="Namespaces to search; default: every one your token reads, plus the shared one.")
+    k: int = Field(default=8, ge=1, le=MAX_K, description="How many results.")
+    hops: int = Field(default=1, ge=0, le=3, description="How far to follow edges from the direct hits (0: none).")
+    kinds: list[MemoryKind] | None = Field(default=None, max_length=4)
+    rerank: RerankMode = RerankMode.FORMULA
+    fusion: Fusion = Fusion.RRF
+    channels: list[Channel] | None = Field(default=None, min_length=1, max_length=4,
+                                           description="Seed channels (default: vector and fulltext).")
+    include_superseded: bool = Field(default=False, description="Also return memories replaced by newer ones.")
+    as_of: datetime | None = Field(default=None, description="Show what was valid at this time.")
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    detail: Literal["compact", "full"] = Field(
+        default="compact", description="compact: id, kind, content, score, path; full: also every score part, "
+                                       "the memory's fields and the stage timings.")
+
+
+class GetArgs(Args):
+    id: MemoryId
+    namespace: str | None = Field(default=None, min_length=1, max_length=64,
+                                  description="Where to look; default: every namespace you may read.")
+
+
+class UpdateArgs(Args):
+    namespace: NamespaceArg
+    id: MemoryId
+    content: str | None = Field(default=None, min_length=1, max_length=MAX_CONTENT_CHARS,
+                                description="New content (re-embedded).")
+    tags: list[Tag] | None = Field(default=None, max_length=32, description="Replaces the tags.")
+    confidence: Unit | None = None
+    importance: Unit | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+
+
+class IdsArgs(Args):
+    namespace: NamespaceArg
+    ids: list[MemoryId] = Field(min_length=1, max_length=MAX_BATCH)
+
+
+class RelationItem(Args):
+    source_id: MemoryId
+    target_id: MemoryId
+    type: RelationType = Field(description="source -[type]-> target, e.g. SUPPORTS, CONTRADICTS, CAUSES.")
+    weight: Unit = 1.0
+    confidence: Unit = 1.0
+
+
+class RelateArgs(Args):
+    namespace: NamespaceArg
+    relations: list[RelationItem] = Field(min_length=1, max_length=MAX_BATCH)
+    request_id: RequestId
+
+
+class NeighborhoodArgs(Args):
+    namespace: NamespaceArg
+    id: MemoryId
+    hops: int = Field(default=1, ge=1, le=3)
+    types: list[Annotated[str, Field(min_length=1, max_length=32)]] | None = Field(
+        default=None, max_length=16, description="Edge types to follow (default: all).")
+
+
+class TaskStartArgs(Args):
+    namespace: NamespaceArg
+    title: str | None = Field(default=None, max_length=512, description="What the task is about.")
+    agent: str = Field(default="agent", min_length=1, max_length=128, description="Your name.")
+    id: str | None = Field(default=None, min_length=1, max_length=64)
+    request_id: RequestId
+
+
+class TurnItem(Args):
+    role: Role
+    content: str = Field(max_length=4 * MAX_CONTENT_CHARS)
+
+
+class TaskLogArgs(Args):
+    namespace: NamespaceArg
+    task_id: str = Field(min_length=1, max_length=64)
+    turns: list[TurnItem] = Field(min_length=1, max_length=MAX_TURNS, description="Turns to append, in order.")
+    request_id: RequestId
+
+
+class TaskEndArgs(Args):
+    namespace: NamespaceArg
+    task_id: str = Field(min_length=1, max_length=64)
+    outcome: str | None = Field(default=None, max_length=MAX_CONTENT_CHARS, description="How it went.")
+    reflect: bool = Field(default=False, description="Reflect on the task now (an LLM call: slow) instead of "
+                                                     "leaving it to the reflection queue.")
+
+
+class ReflectArgs(Args):
+    namespace: NamespaceArg
+    task_id: str = Field(min_length=1, max_length=64)
+    force: bool = Field(default=False, description="Reflect again even if it was reflected before.")
+
+
+class StatsArgs(Args):
+    namespace: NamespaceArg

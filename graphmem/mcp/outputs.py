@@ -1,0 +1,256 @@
+"""What each MCP tool returns: pydantic models whose JSON schemas are the tools' output schemas.
+
+Each is built from a domain value by ``of(...)``: the MCP surface is its own, so a field added to a domain model
+does not change what the tools return.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphmem import models
+from graphmem.reflection import ReflectionReport
+from graphmem.reflection.service import WrittenMemory
+from graphmem.retrieval import types as rtypes
+from graphmem.service import browse
+
+
+class Out(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class Memory(Out):
+    id: str
+    namespace: str
+    kind: str
+    content: str
+    status: str
+    confidence: float
+    importance: float
+    tags: list[str]
+    source: str | None
+    created_at: datetime
+    updated_at: datetime
+    valid_from: datetime | None
+    valid_until: datetime | None
+    expires_at: datetime | None
+    access_count: int
+    reinforced_count: int
+    metadata: dict[str, str]
+    uri: str = Field(description="The memory as an MCP resource.")
+
+    @classmethod
+    def of(cls, m: models.Memory) -> Memory:
+        return cls(id=m.id, namespace=m.namespace, kind=m.kind.value, content=m.content, status=m.status.value,
+                   confidence=m.confidence, importance=m.importance, tags=list(m.tags), source=m.source,
+                   created_at=m.created_at, updated_at=m.updated_at, valid_from=m.valid_from,
+                   valid_until=m.valid_until, expires_at=m.expires_at, access_count=m.access_count,
+                   reinforced_count=m.reinforced_count, metadata=dict(m.metadata), uri=memory_uri(m.namespace, m.id))
+
+
+def memory_uri(namespace: str, memory_id: str) -> str:
+    return f"memory://{namespace}/{memory_id}"
+
+
+class WriteItem(Out):
+    index: int
+    id: str
+    action: str = Field(description="created | strengthened (a near-duplicate was reinforced) | exists")
+    similarity: float | None
+
+
+class WriteResult(Out):
+    namespace: str
+    replayed: bool = Field(description="True: this request_id was seen before; this is the first result.")
+    items: list[WriteItem]
+
+    @classmethod
+    def of(cls, namespace: str, b: models.BatchResult) -> WriteResult:
+        return cls(namespace=namespace, replayed=b.replayed,
+                   items=[WriteItem(index=i.index, id=i.id, action=i.action.value, similarity=i.similarity)
+                          for i in b.items])
+
+
+class PathStep(Out):
+    source_id: str
+    type: str
+    target_id: str
+
+
+class ScoreParts(Out):
+    channels: dict[str, float] = Field(description="Per seed channel, its own score (cosine, BM25, ...).")
+    ranks: dict[str, int]
+    fused: float
+    expansion: float = Field(description="Activation received over edges (0 for a direct hit).")
+    similarity: float
+    recency: float
+    frequency: float
+    confidence: float
+    entity: float
+    context: float
+    in_time_range: bool
+    covered_by: str | None
+    rerank: float | None
+
+    @classmethod
+    def of(cls, p: rtypes.ScoreParts) -> ScoreParts:
+        return cls(channels=dict(p.channels), ranks=dict(p.ranks), fused=p.fused, expansion=p.expansion,
+                   similarity=p.similarity, recency=p.recency, frequency=p.frequency, confidence=p.confidence,
+                   entity=p.entity, context=p.context, in_time_range=p.in_time_range, covered_by=p.covered_by,
+                   rerank=p.rerank)
+
+
+class SearchHit(Out):
+    id: str
+    namespace: str
+    kind: str
+    content: str
+    score: float
+    similarity: float = Field(description="Cosine similarity to the query.")
+    created_at: datetime
+    path: list[PathStep] = Field(description="Edges from a direct hit to this memory; empty for a direct hit.")
+    parts: ScoreParts | None = Field(description="Every score part (detail: full only).")
+    memory: Memory | None = Field(description="All the memory's fields (detail: full only).")
+
+    @classmethod
+    def of(cls, r: rtypes.SearchResult, *, full: bool) -> SearchHit:
+        m = r.memory
+        return cls(id=m.id, namespace=m.namespace, kind=m.kind.value, content=m.content, score=round(r.score, 6),
+                   similarity=round(r.parts.similarity, 6), created_at=m.created_at,
+                   path=[PathStep(source_id=p.source_id, type=p.type, target_id=p.target_id) for p in r.path],
+                   parts=ScoreParts.of(r.parts) if full else None, memory=Memory.of(m) if full else None)
+
+
+class SearchResult(Out):
+    query: str
+    rerank: str = Field(description="The reranker used (formula when llm fell back).")
+    fallback_reason: str | None
+    results: list[SearchHit]
+    timings_ms: dict[str, float] | None = Field(description="Per stage (detail: full only).")
+
+    @classmethod
+    def of(cls, r: rtypes.SearchResponse, *, full: bool) -> SearchResult:
+        return cls(query=r.query, rerank=r.rerank.value, fallback_reason=r.fallback_reason,
+                   results=[SearchHit.of(x, full=full) for x in r.results],
+                   timings_ms=dict(r.timings_ms) if full else None)
+
+
+class Changed(Out):
+    namespace: str
+    changed: list[str] = Field(description="Ids whose status changed (ids already in that state are left out).")
+
+
+class Related(Out):
+    namespace: str
+    written: int = Field(description="Edges created or updated.")
+
+
+class Node(Out):
+    key: str
+    id: str
+    label: str = Field(description="Memory, Entity, Task or Turn.")
+    kind: str | None
+    content: str | None
+    status: str | None
+
+
+class Edge(Out):
+    source: str
+    type: str
+    target: str
+    weight: float
+
+
+class Neighborhood(Out):
+    center: str = Field(description="The key of the memory's node (edges name nodes by key).")
+    nodes: list[Node]
+    edges: list[Edge]
+
+    @classmethod
+    def of(cls, n: browse.Neighborhood) -> Neighborhood:
+        return cls(center=n.center, nodes=[Node(**x.model_dump()) for x in n.nodes],
+                   edges=[Edge(source=e.source, type=e.type, target=e.target, weight=e.weight) for e in n.edges])
+
+
+class Task(Out):
+    id: str
+    namespace: str
+    agent: str
+    title: str | None
+    status: str
+    started_at: datetime
+    ended_at: datetime | None
+    outcome: str | None
+
+    @classmethod
+    def of(cls, t: models.Task) -> Task:
+        return cls(id=t.id, namespace=t.namespace, agent=t.agent, title=t.title, status=t.status.value,
+                   started_at=t.started_at, ended_at=t.ended_at, outcome=t.outcome)
+
+
+class Turn(Out):
+    id: str
+    seq: int
+    role: str
+    content: str
+    at: datetime
+
+
+class Logged(Out):
+    namespace: str
+    task_id: str
+    turns: list[Turn]
+
+    @classmethod
+    def of(cls, namespace: str, task_id: str, turns: list[models.Turn]) -> Logged:
+        return cls(namespace=namespace, task_id=task_id,
+                   turns=[Turn(id=t.id, seq=t.seq, role=t.role.value, content=t.content, at=t.at) for t in turns])
+
+
+class Reflected(Out):
+    id: str
+    kind: str
+    content: str
+    action: str
+
+
+class Reflection(Out):
+    task_id: str
+    namespace: str
+    facts: list[Reflected]
+    lessons: list[Reflected]
+    edges: list[PathStep]
+    superseded: list[str] = Field(description="Ids of memories marked superseded (never deleted).")
+    llm_calls: int
+    latency_ms: float
+    replayed: bool = Field(description="True: the task was reflected before; this is that report.")
+
+    @classmethod
+    def of(cls, r: ReflectionReport) -> Reflection:
+        def written(items: list[WrittenMemory]) -> list[Reflected]:
+            return [Reflected(id=m.id, kind=m.kind.value, content=m.content, action=m.action.value) for m in items]
+
+        return cls(task_id=r.task_id, namespace=r.namespace, facts=written(r.facts), lessons=written(r.lessons),
+                   edges=[PathStep(source_id=e.source_id, type=e.type, target_id=e.target_id) for e in r.edges],
+                   superseded=list(r.superseded), llm_calls=r.llm.calls, latency_ms=r.latency_ms,
+                   replayed=r.replayed)
+
+
+class TaskEnded(Out):
+    task: Task
+    reflection_status: str | None = Field(description="pending | running | done | failed (the queue's view).")
+    reflection_error: str | None = Field(description="Why the last reflection failed, if it did.")
+    reflection: Reflection | None = Field(description="What reflection wrote, once done.")
+
+
+class Stats(Out):
+    namespace: str
+    memories: dict[str, int] = Field(description="Counts keyed kind/status.")
+    edges: dict[str, int]
+    nodes: dict[str, int]
+
+    @classmethod
+    def of(cls, s: browse.Stats) -> Stats:
+        return cls(namespace=s.namespace, memories=dict(s.memories), edges=dict(s.edges), nodes=dict(s.nodes))
