@@ -15,7 +15,6 @@ import shlex
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ import yaml
 
 from graphmem.config import Settings
 from graphmem.neo4j_local.tools import free_port
+from tests.integration.serve_support import start, stop, wait_ready
 from tests.unit.test_compose import _dockerfile_instructions, command_words, service_environment
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,36 +73,19 @@ def compose_run(settings: Settings, port: int) -> tuple[list[str], dict[str, str
     return command, env
 
 
-def wait_ready(process: subprocess.Popen[bytes], url: str, log: Path, timeout_s: float = 240) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"the compose command exited with {process.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            if httpx.get(f"{url}/readyz", timeout=5).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.5)
-    pytest.fail(f"/readyz did not answer 200 within {timeout_s}s:\n{log.read_text()[-3000:]}")
-
-
 @pytest.fixture
 def served(migrated: Settings, tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Popen[bytes]]]:
     """The compose command, running: (its URL, its stderr log, the process)."""
     port = free_port()
     command, env = compose_run(migrated, port)
     log = tmp_path / "graphmem.log"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(command, env=env, stdout=sink, stderr=subprocess.STDOUT, cwd=tmp_path)
+    process = start(command, env, log, cwd=tmp_path)
     try:
         url = f"http://127.0.0.1:{port}"
         wait_ready(process, url, log)
         yield url, log, process
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=30)
+        stop([process], kill=True)
 
 
 def test_the_compose_command_serves_graphql_with_its_demo_token(

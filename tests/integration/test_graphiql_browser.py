@@ -5,11 +5,6 @@ browser, so a page that still needed a CDN would stay blank."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -29,6 +24,7 @@ from graphmem.models import MemoryDraft, MemoryKind
 from graphmem.neo4j_local.tools import free_port
 from graphmem.security import add_token_entry, make_entry, new_token
 from graphmem.service import MemoryService
+from tests.integration.serve_support import serve_env, start, stop, wait_ready
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 CONTENT = "Caroline researched adoption agencies in Boston last spring."
@@ -59,35 +55,14 @@ def server(migrated: Settings, tmp_path: Path, namespace: str) -> Iterator[tuple
     tokens = tmp_path / "tokens.yaml"
     add_token_entry(tokens, make_entry("browser", sha, read=[namespace], write=[namespace]))
     port = free_port()
-    env = {**os.environ, "GRAPHMEM_NEO4J_URI": migrated.neo4j_uri, "GRAPHMEM_NEO4J_USER": migrated.neo4j_user,
-           "GRAPHMEM_NEO4J_PASSWORD": migrated.neo4j_password.get_secret_value(),
-           "GRAPHMEM_TOKENS_FILE": str(tokens), "GRAPHMEM_GRAPHIQL_TOKEN": token, "GRAPHMEM_API_PORT": str(port),
-           "GRAPHMEM_CACHE_DIR": str(migrated.cache_dir), "GRAPHMEM_REFLECTION_WORKER": "false"}
-    env.pop("GRAPHMEM_LLM_BASE_URL", None)
-    graphmem = shutil.which("graphmem", path=str(Path(sys.executable).parent)) or "graphmem"
-    proc = subprocess.Popen([graphmem, "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+    log = tmp_path / "serve.log"
+    proc = start(["graphmem", "serve"], serve_env(migrated, tokens, port, GRAPHMEM_GRAPHIQL_TOKEN=token), log)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"graphmem serve exited {proc.returncode}: {proc.stdout.read() if proc.stdout else ''}")
-            try:
-                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("graphmem serve was not ready within 120 s")
-            time.sleep(0.5)
+        wait_ready(proc, url, log, timeout_s=120)
         yield url, token
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop([proc])
 
 
 async def test_graphiql_runs_a_query_offline_with_the_prefilled_token(

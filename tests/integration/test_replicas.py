@@ -7,11 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import shutil
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -38,37 +34,13 @@ from graphmem.reflection.worker import ReflectionWorker
 from graphmem.security import add_token_entry, make_entry, new_token
 from graphmem.service import MemoryService
 from graphmem.store import Store
+from tests.integration.serve_support import serve_env, start, stop, wait_ready
 
 WRITE = """mutation($ns: String!, $content: String!) {
   writeMemories(memories: [{namespace: $ns, kind: SEMANTIC, content: $content}]) { items { id action } } }"""
 SEARCH = """query($ns: String!, $q: String!) {
   search(query: $q, namespaces: [$ns], k: 10) { cached results { memory { id content } } } }"""
 QUESTION = "Which city does the user's sister live in?"
-
-
-def _serve(settings: Settings, tokens: Path, port: int) -> subprocess.Popen[str]:
-    env = {**os.environ, "GRAPHMEM_NEO4J_URI": settings.neo4j_uri, "GRAPHMEM_NEO4J_USER": settings.neo4j_user,
-           "GRAPHMEM_NEO4J_PASSWORD": settings.neo4j_password.get_secret_value(),
-           "GRAPHMEM_TOKENS_FILE": str(tokens), "GRAPHMEM_API_PORT": str(port),
-           "GRAPHMEM_CACHE_DIR": str(settings.cache_dir), "GRAPHMEM_REFLECTION_WORKER": "false"}
-    env.pop("GRAPHMEM_LLM_BASE_URL", None)
-    graphmem = shutil.which("graphmem", path=str(Path(sys.executable).parent)) or "graphmem"
-    return subprocess.Popen([graphmem, "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
-
-
-def _wait_ready(proc: subprocess.Popen[str], url: str, deadline: float) -> None:
-    while True:
-        if proc.poll() is not None:
-            pytest.fail(f"graphmem serve exited {proc.returncode}: {proc.stdout.read() if proc.stdout else ''}")
-        try:
-            if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            pytest.fail(f"graphmem serve at {url} was not ready within 180 s")
-        time.sleep(0.5)
 
 
 @pytest.fixture
@@ -78,21 +50,15 @@ def replicas(migrated: Settings, tmp_path: Path, namespace: str) -> Iterator[tup
     tokens = tmp_path / "tokens.yaml"
     add_token_entry(tokens, make_entry("replicas", sha, read=[namespace], write=[namespace]))
     ports = [free_port(), free_port()]
-    procs = [_serve(migrated, tokens, port) for port in ports]
+    procs = [start(["graphmem", "serve"], serve_env(migrated, tokens, port), tmp_path / f"serve-{port}.log")
+             for port in ports]
     urls = [f"http://127.0.0.1:{port}" for port in ports]
     try:
-        deadline = time.monotonic() + 180
-        for proc, url in zip(procs, urls, strict=True):
-            _wait_ready(proc, url, deadline)
+        for proc, url, port in zip(procs, urls, ports, strict=True):
+            wait_ready(proc, url, tmp_path / f"serve-{port}.log", timeout_s=180)
         yield urls[0], urls[1], token
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop(procs)
 
 
 async def _gql(client: httpx.AsyncClient, url: str, token: str, query: str, **variables: Any) -> dict[str, Any]:
