@@ -1,6 +1,6 @@
 """Overload: N closed-loop clients against TWO API replicas on one Neo4j, 80% searches / 20% writes.
 
-    GRAPHMEM_NEO4J_HOME=/tmp/load-neo4j GRAPHMEM_NEO4J_BOLT_PORT=7697 GRAPHMEM_NEO4J_HTTP_PORT=7484 \\
+    GRAPHMEM_NEO4J_HOME=$HOME/.cache/graphmem/load-neo4j GRAPHMEM_NEO4J_BOLT_PORT=7697 GRAPHMEM_NEO4J_HTTP_PORT=7484 \\
         .venv/bin/graphmem neo4j start
     GRAPHMEM_NEO4J_URI=bolt://127.0.0.1:7697 .venv/bin/python -m benchmarks.load --seconds 15
 

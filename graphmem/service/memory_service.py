@@ -180,10 +180,9 @@ class MemoryService(IdempotentWriter):
                                          self.settings.embedding_similarity, now)
         rows_ = graph_rows(plan.creates, plan.create_vectors, [d.entities for d in created_drafts],
                            [d.task_id for d in created_drafts], stored, options, now)
-        namespace = drafts[0].namespace  # the rows name it, so every statement matches (namespace, id)
-        plan.construct_entity_rows += rows_.entity_rows
-        plan.similar_rows += [{**r, "namespace": namespace} for r in rows_.similar_rows]
-        plan.follow_rows += [{**r, "namespace": namespace} for r in rows_.follow_rows]
+        plan.construct_entity_rows += rows_.entity_rows  # every row names its namespace (graph_rows)
+        plan.similar_rows += rows_.similar_rows
+        plan.follow_rows += rows_.follow_rows
 
     async def _check_references(self, drafts: Sequence[MemoryDraft]) -> set[str]:
         """Every referenced turn, memory and task must exist; returns the draft ids that exist already in the
