@@ -117,9 +117,10 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
             b = await steps.search(query, asked)
             assert [r.memory.id for r in a.results] == [r.memory.id for r in b.results], (query, rerank)
             for x, y in zip(a.results, b.results, strict=True):  # each search has its own now: recency may differ
-                assert (x.score, x.parts.recency, x.parts.rerank or 0) == pytest.approx(
-                    (y.score, y.parts.recency, y.parts.rerank or 0), abs=1e-5)
-                timeless = {"recency": 0, "rerank": 0}
+                # the context term weighs the neighbours' scores, recency included: it moves with "now" too
+                assert (x.score, x.parts.recency, x.parts.rerank or 0, x.parts.context) == pytest.approx(
+                    (y.score, y.parts.recency, y.parts.rerank or 0, y.parts.context), abs=1e-5)
+                timeless = {"recency": 0, "rerank": 0, "context": 0}
                 assert x.parts.model_copy(update=timeless) == y.parts.model_copy(update=timeless)
             assert len(a.results) == 5
             assert "graph" in a.timings_ms
