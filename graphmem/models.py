@@ -114,7 +114,13 @@ class Memory(BaseModel):
     reinforced_count: int = Field(default=0, ge=0)
     content_hash: str | None = None
     signature: str | None = None
+    """HMAC-SHA256 of the signed fields (graphmem.security.signing), set by the store when a write commits."""
+    signature_key: str | None = None
+    """The id of the key that made ``signature``."""
     metadata: dict[str, str] = Field(default_factory=dict)
+    integrity: str = "ok"
+    """"ok", or why verification failed (unsigned, unknown_key, mismatch): only seen with
+    ``integrity_failures = "flag"``; otherwise a memory that fails is never returned."""
 
     @field_validator("tags")
     @classmethod

@@ -18,6 +18,16 @@ GM=.venv/bin/graphmem
 CACHE=${GRAPHMEM_CACHE_DIR:-$HOME/.cache/graphmem}
 mkdir -p "$CACHE"
 export GRAPHMEM_TOKENS_FILE=${GRAPHMEM_TOKENS_FILE:-$CACHE/demo-tokens.yaml}
+# Memories are signed (README, Security): the demo's key is made once and kept beside the demo's Neo4j data,
+# so the memories written before a restart still verify. GRAPHMEM_SIGNING_KEYS of your own wins.
+if [ -z "${GRAPHMEM_SIGNING_KEYS:-}" ]; then
+  if [ ! -s "$CACHE/demo-signing-key" ]; then
+    (umask 077; $GM integrity new-key --id demo > "$CACHE/demo-signing-key")
+    echo "run: made a signing key for the demo in $CACHE/demo-signing-key"
+  fi
+  GRAPHMEM_SIGNING_KEYS=$(cat "$CACHE/demo-signing-key")
+  export GRAPHMEM_SIGNING_KEYS
+fi
 
 stop_llm=
 if [ -z "${GRAPHMEM_LLM_BASE_URL:-}" ] && [ "${GRAPHMEM_DEMO_LLM:-1}" != 0 ]; then

@@ -13,7 +13,7 @@ ON CREATE SET m.kind = row.kind, m.content = row.content,
   m.valid_until = row.valid_until, m.expires_at = row.expires_at, m.status = row.status,
   m.tags = row.tags, m.tags_text = row.tags_text, m.source = row.source, m.sources = row.sources,
   m.content_hash = row.content_hash, m.signature = row.signature, m.metadata_json = row.metadata_json,
-  m._new = true
+  m._new = true, m._resign = true
 WITH m, row, coalesce(m._new, false) AS created
 REMOVE m._new
 WITH m, row, created

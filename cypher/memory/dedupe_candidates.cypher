@@ -11,7 +11,13 @@ CALL (row) {
   WITH collect({node: node, score: score}) AS hits
   RETURN [h IN hits WHERE h.score >= $min_score AND h.node.namespace = row.namespace AND h.node.kind = row.kind
             AND h.node.status = 'active' AND (h.node.expires_at IS NULL OR h.node.expires_at > $now)
-          | {id: h.node.id, score: h.score, content: h.node.content}] AS kept,
+          | {id: h.node.id, score: h.score, content: h.node.content,
+             signed: {id: h.node.id, namespace: h.node.namespace, kind: h.node.kind, content: h.node.content,
+                      status: h.node.status, confidence: h.node.confidence, importance: h.node.importance,
+                      source: h.node.source, sources: h.node.sources, tags: h.node.tags,
+                      created_at: h.node.created_at, valid_from: h.node.valid_from,
+                      valid_until: h.node.valid_until, expires_at: h.node.expires_at,
+                      signature: h.node.signature, signature_key: h.node.signature_key}}] AS kept,
          size(hits) >= $k AND coalesce(hits[-1].score >= $min_score, false) AS more
 }
 RETURN row.idx AS idx, kept[..$per_row] AS candidates, more

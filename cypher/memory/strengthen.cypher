@@ -11,5 +11,6 @@ SET m.confidence = CASE WHEN fresh THEN m.confidence + (1.0 - m.confidence) * ro
                            ELSE m.reinforced_by END,
     m.sources = CASE WHEN row.source IS NULL OR row.source IN coalesce(m.sources, []) THEN coalesce(m.sources, [])
                      ELSE coalesce(m.sources, []) + row.source END,
-    m.updated_at = CASE WHEN fresh THEN row.at ELSE m.updated_at END
+    m.updated_at = CASE WHEN fresh THEN row.at ELSE m.updated_at END,
+    m._resign = true
 RETURN m.id AS id, m.confidence AS confidence

@@ -12,7 +12,8 @@ SET m.content = coalesce($content, m.content),
     m.importance = coalesce($importance, m.importance),
     m.valid_from = coalesce($valid_from, m.valid_from),
     m.valid_until = CASE WHEN $clear_valid_until THEN null ELSE coalesce($valid_until, m.valid_until) END,
-    m.updated_at = $at
+    m.updated_at = $at,
+    m._resign = true
 WITH m
 CALL (m) {
   WITH m WHERE $embedding IS NOT NULL

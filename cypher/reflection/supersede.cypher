@@ -7,7 +7,7 @@ MATCH (o:Memory {id: row.old}) WHERE o.namespace = $namespace AND o.status IN ['
 WITH n, o, row, o.status = 'active' AS changed
 SET o.status = 'superseded', o.valid_until = coalesce(o.valid_until, row.at), o.superseded_by = n.id,
     o.updated_at = CASE WHEN changed THEN row.at ELSE o.updated_at END,
-    n.valid_from = coalesce(n.valid_from, row.at)
+    n.valid_from = coalesce(n.valid_from, row.at), o._resign = true, n._resign = true
 MERGE (n)-[r:SUPERSEDES]->(o)
 ON CREATE SET r.created_at = row.at, r.weight = 1.0, r.source = 'reflection'
 RETURN o.id AS old, n.id AS new, changed

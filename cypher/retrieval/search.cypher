@@ -238,6 +238,7 @@ RETURN vector_seen, vector_kept, fulltext_seen, fulltext_kept, [x IN ranked | {
            confidence: x.c.m.confidence, importance: x.c.m.importance, access_count: x.c.m.access_count,
            status: x.c.m.status, tags: x.c.m.tags, source: x.c.m.source, sources: x.c.m.sources,
            reinforced_count: x.c.m.reinforced_count, content_hash: x.c.m.content_hash, signature: x.c.m.signature,
+           signature_key: x.c.m.signature_key,
            metadata_json: x.c.m.metadata_json, last_accessed_at: toString(x.c.m.last_accessed_at),
            created_at: toString(x.c.m.created_at), updated_at: toString(x.c.m.updated_at),
            valid_from: toString(x.c.m.valid_from), valid_until: toString(x.c.m.valid_until),

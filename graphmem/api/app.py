@@ -214,6 +214,7 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Starl
         async with AsyncExitStack() as stack:
             store = await stack.enter_async_context(Store.connect(settings))
             await migrate(store, embedding_dim=embedding_dimension(settings))
+            store.integrity.on_failure(metrics.observe_integrity_failure)
             model = embedder if embedder is not None else await asyncio.to_thread(make_embedder, settings)
             llm = LLMClient(settings) if settings.llm_base_url else None
             if llm is not None:

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from strawberry.extensions import SchemaExtension
 
+from graphmem.security.signing import Verdict
+
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
 LATENCY_BUCKETS = (0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24)
 MAX_OPERATION_LABELS = 50
@@ -49,6 +51,12 @@ class Metrics:
                                   registry=self.registry)
         self.llm_calls = Counter("graphmem_llm_calls_total", "LLM calls made by reflection",
                                  registry=self.registry)
+        self.integrity_failures = Counter("graphmem_integrity_failures_total",
+                                          "Memories whose signature failed when read, by verdict", ["verdict"],
+                                          registry=self.registry)
+
+    def observe_integrity_failure(self, namespace: str, memory_id: str, verdict: Verdict) -> None:
+        self.integrity_failures.labels(verdict=verdict.value).inc()
 
     def observe_reflection(self, outcome: str, report: ReflectionReport | None) -> None:
         self.reflections.labels(outcome=outcome).inc()

@@ -18,6 +18,7 @@ from graphmem.cli.db import db
 from graphmem.cli.errors import EXIT_ERROR, USAGE, CommandError, error_line
 from graphmem.cli.evaluation import eval_
 from graphmem.cli.importing import import_
+from graphmem.cli.integrity import integrity
 from graphmem.cli.mcp import mcp
 from graphmem.cli.neo4j_server import neo4j
 from graphmem.cli.reflect import reflect
@@ -33,7 +34,7 @@ def cli() -> None:
     """graphmem: graph memory for LLM agents."""
 
 
-for _command in (neo4j, serve, db, import_, eval_, token, schema, reflect, mcp):
+for _command in (neo4j, serve, db, import_, eval_, token, schema, reflect, mcp, integrity):
     cli.add_command(_command)
 
 

@@ -26,7 +26,6 @@ from graphmem.service.planning import WritePlan
 from graphmem.service.tasks import check_namespace_arg, task_from_map, turn_from_map
 from graphmem.service.write_tx import apply_plan
 from graphmem.store import Step
-from graphmem.store.records import memory_from_map
 from graphmem.store.store import VECTOR_INDEX, Tx
 
 log = logging.getLogger("graphmem.reflection")
@@ -218,7 +217,7 @@ class ReflectionService:
             if len(rows) >= available:
                 break
             oversample = min(oversample * 4, MAX_OVERSAMPLE)
-        return [memory_from_map(r["memory"]) for r in rows]
+        return self.store.memories(r["memory"] for r in rows)
 
     async def record_failure(self, namespace: str, task_id: str, exc: BaseException, *,
                              worker: str | None = None) -> bool:

@@ -7,6 +7,7 @@ import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -351,6 +352,7 @@ class RetrievalService:
                     ) -> tuple[list[SearchResult], RerankMode, str | None]:
         """The candidates in score order (``ranking.rank``): the first ``k`` (``LLM_CANDIDATES`` at least for an
         LLM rerank)."""
+        candidates = self._verified(candidates)
         if not candidates:
             return [], options.rerank, None
         ordered = rank(candidates, channel_scores, options, self.weights, self.similarity, now,
@@ -369,6 +371,15 @@ class RetrievalService:
                     for r in head]
         reranked.sort(key=lambda r: (-r.score, -(r.parts.similarity), r.memory.id))
         return reranked + ordered[LLM_CANDIDATES:], RerankMode.LLM, None
+
+    def _verified(self, candidates: dict[str, Candidate]) -> dict[str, Candidate]:
+        """The candidates whose signatures verify (``security.integrity``; flag mode: all, failures marked), before
+        anything ranks them or shows them to an LLM."""
+        kept = self.store.integrity.checked([c.data for c in candidates.values()])
+        if len(kept) == len(candidates) and all("integrity" not in d for d in kept):
+            return candidates
+        by_id = {d["id"]: d for d in kept}
+        return {i: replace(c, data=by_id[c.data["id"]]) for i, c in candidates.items() if c.data["id"] in by_id}
 
     @staticmethod
     def _need(options: SearchOptions) -> int:

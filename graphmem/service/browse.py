@@ -13,7 +13,7 @@ from graphmem.errors import NotFoundError, ValidationError
 from graphmem.models import Memory, MemoryKind, MemoryStatus, RelationType, Turn, utcnow
 from graphmem.service.tasks import turn_from_map
 from graphmem.store import Store
-from graphmem.store.records import memory_from_map
+from graphmem.store.records import native
 
 MAX_PAGE = 200
 NEIGHBORHOOD_TYPES = {*(t.value for t in RelationType), "ABOUT", "FROM_TASK", "HAS_TURN", "MERGED_INTO"}
@@ -28,6 +28,8 @@ class GraphNode(BaseModel):
     kind: str | None = None
     content: str | None = None
     status: str | None = None
+    integrity: str = "ok"
+    """As ``Memory.integrity``: a memory node that fails verification is left out, or (flag mode) marked."""
 
 
 class GraphEdge(BaseModel):
@@ -73,7 +75,11 @@ class Stats(BaseModel):
 
 
 def encode_cursor(memory: Memory) -> str:
-    return base64.urlsafe_b64encode(f"{memory.created_at.isoformat()}|{memory.id}".encode()).decode()
+    return cursor_of(memory.created_at, memory.id)
+
+
+def cursor_of(created_at: datetime, memory_id: str) -> str:
+    return base64.urlsafe_b64encode(f"{created_at.isoformat()}|{memory_id}".encode()).decode()
 
 
 def decode_cursor(cursor: str) -> tuple[datetime, str]:
@@ -97,10 +103,11 @@ class BrowseService:
         rows = await self.store.read("memory/page", namespace=namespace, kinds=[k.value for k in kinds] if kinds
                                      else None, statuses=[s.value for s in statuses], cursor_at=cursor_at,
                                      cursor_id=cursor_id, limit=first + 1, now=utcnow())
-        items = [memory_from_map(r["memory"]) for r in rows]
-        more = len(items) > first
-        items = items[:first]
-        return Page(items=tuple(items), next_cursor=encode_cursor(items[-1]) if more and items else None)
+        more = len(rows) > first
+        last = rows[first - 1]["memory"] if more else None  # the cursor, read raw: it may fail verification
+        items = self.store.memories(r["memory"] for r in rows[:first])
+        return Page(items=tuple(items), next_cursor=cursor_of(native(last["created_at"]), last["id"])
+                    if last is not None else None)
 
     async def neighborhood(self, namespace: str, memory_id: str, *, hops: int = 1,
                            types: Sequence[str] | None = None, limit: int = 200) -> Neighborhood:
@@ -112,10 +119,19 @@ class BrowseService:
                                      types=list(types) if types is not None else None, limit=min(limit, 1000))
         if not rows:
             raise NotFoundError(f"memory {memory_id!r} not found in {namespace!r}")
-        nodes = tuple(GraphNode.model_validate(n) for n in rows[0]["nodes"])
+        raw = rows[0]["nodes"]
+        signed = [n["signed"] for n in raw if n["signed"] is not None]
+        passed = {d["id"]: d.get("integrity", "ok") for d in self.store.integrity.checked(signed)}
+        kept = [n for n in raw if n["signed"] is None or n["signed"]["id"] in passed]
+        if not any(n["id"] == memory_id for n in kept):
+            raise NotFoundError(f"memory {memory_id!r} not found in {namespace!r}")
+        nodes = tuple(GraphNode.model_validate({**{k: v for k, v in n.items() if k != "signed"},
+                                                "integrity": passed.get(n["id"], "ok") if n["signed"] else "ok"})
+                      for n in kept)
+        keys = {n.key for n in nodes}
         center = next(n.key for n in nodes if n.id == memory_id)
-        return Neighborhood(center=center, nodes=nodes,
-                            edges=tuple(GraphEdge.model_validate(e) for e in rows[0]["edges"]))
+        return Neighborhood(center=center, nodes=nodes, edges=tuple(
+            GraphEdge.model_validate(e) for e in rows[0]["edges"] if e["source"] in keys and e["target"] in keys))
 
     async def relations_of(self, keys: Sequence[tuple[str, str]]) -> list[list[dict[str, Any]]]:
         """Edges of many (namespace, memory id) pairs in one query per namespace (for DataLoaders)."""
@@ -136,7 +152,7 @@ class BrowseService:
         out: dict[tuple[str, str], list[Memory]] = {k: [] for k in keys}
         for ns, ids in _by_namespace(keys).items():
             for row in await self.store.read("task/memories_of", ids=ids, namespace=ns):
-                out[(ns, row["task_id"])].append(memory_from_map(row["memory"]))
+                out[(ns, row["task_id"])].extend(self.store.memories([row["memory"]]))
         return [out[k] for k in keys]
 
     async def entities(self, namespace: str, first: int = 50) -> list[EntityCount]:

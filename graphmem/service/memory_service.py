@@ -41,7 +41,6 @@ from graphmem.service.planning import (
 from graphmem.service.tasks import TaskService, check_namespace_arg
 from graphmem.service.write_tx import apply_plan
 from graphmem.store import Step, Store
-from graphmem.store.records import memory_from_map
 from graphmem.store.store import VECTOR_INDEX, Tx
 
 DEDUPE_K = 20
@@ -218,7 +217,8 @@ class MemoryService(IdempotentWriter):
         namespace = drafts[0].namespace
         hashes = [content_hash(d.content) for d in drafts]
         by_hash = {(r["content_hash"], r["kind"]): r["id"] for r in await self.store.read(
-            "memory/by_hash", hashes=sorted(set(hashes)), namespace=namespace)}
+            "memory/by_hash", hashes=sorted(set(hashes)), namespace=namespace)
+            if self.store.integrity.passed(r["signed"])}  # a memory that fails is no target: it is not re-signed
         hash_hits = {i: by_hash[(h, d.kind.value)] for i, (h, d) in enumerate(zip(hashes, drafts, strict=True))
                      if i in wanted and (h, d.kind.value) in by_hash}
         similarity = self.settings.embedding_similarity
@@ -233,7 +233,8 @@ class MemoryService(IdempotentWriter):
                 "memory/dedupe_candidates", index=VECTOR_INDEX, k=k, per_row=per_row, now=utcnow(),
                 min_score=index_score_from_cosine(self.threshold, similarity), rows=todo)
             vector_hits.update({r["idx"]: [Hit(c["id"], cosine_from_index_score(c["score"], similarity), c["content"])
-                                           for c in r["candidates"]] for r in rows if r["candidates"]})
+                                           for c in r["candidates"] if self.store.integrity.passed(c["signed"])]
+                                 for r in rows if r["candidates"]})
             again = {r["idx"] for r in rows if r["more"] and len(r["candidates"]) < per_row}
             if not again or k >= MAX_OVERSAMPLE:
                 break
@@ -293,11 +294,13 @@ class MemoryService(IdempotentWriter):
             "valid_until": valid_until, "clear_valid_until": clear_valid_until, "at": utcnow()})])
         if not rows:
             raise NotFoundError(f"memory {memory_id!r} not found in {namespace!r}")
-        return memory_from_map(rows[0]["memory"])
+        return await self.get_memory(namespace, memory_id)  # as sealed (the statement's map has the old signature)
 
     async def _set_status(self, namespace: str, ids: Sequence[str], allowed: Sequence[MemoryStatus],
                           to: MemoryStatus) -> list[str]:
         check_namespace_arg(namespace)
+        if to is MemoryStatus.ACTIVE:  # a restore re-signs: only what verifies now
+            ids = [i for i in ids if await self.store.get_memory(i, [namespace], include_deleted=True) is not None]
         (rows,) = await self._write(namespace, [Step("memory/set_status", {
             "ids": list(ids), "namespace": namespace, "from": [s.value for s in allowed], "to": to.value,
             "at": utcnow()})])

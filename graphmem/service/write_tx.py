@@ -42,7 +42,8 @@ async def apply_plan(tx: Tx, plan: WritePlan, *, dedupe: bool, at: datetime) -> 
             keys = sorted({lock_key(namespace, h) for h in hashes})
             await tx.run("memory/lock_hashes", keys=keys, at=at)
             stored = {(r["content_hash"], r["kind"]): r["id"]
-                      for r in await tx.run("memory/by_hash", hashes=hashes, namespace=namespace)}
+                      for r in await tx.run("memory/by_hash", hashes=hashes, namespace=namespace)
+                      if tx.integrity.passed(r["signed"])}
             for memory in plan.creates:
                 if (hit := stored.get((memory.content_hash, memory.kind.value))) is not None:
                     lost[memory.id] = (WriteAction.EXISTS if hit == memory.id else WriteAction.STRENGTHENED, hit)

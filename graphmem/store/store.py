@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, LiteralString, TypeVar
 
 import neo4j
+import pydantic
 
 from graphmem.config import Settings
 from graphmem.models import Memory, MemoryKind, MemoryStatus, ScoredMemory, utcnow
+from graphmem.security.integrity import Integrity
 from graphmem.store.autocommit import read_one_row
 from graphmem.store.breaker import Breaker
 from graphmem.store.circuit import Circuit
@@ -42,15 +44,28 @@ async def _run(tx: Transaction, query: LiteralString, params: dict[str, Any]) ->
     return [record.data() async for record in result]
 
 
+RESIGN_MARK = "_resign"
+"""The property a statement sets on each memory whose signed fields it changed: the store then signs those memories
+before the transaction commits (``Store._seal``). A statement's text naming it is how the store knows to look."""
+
+
+def marks(query: str) -> bool:
+    return RESIGN_MARK in query
+
+
 class Tx:
     """One managed write transaction, as ``Store.transact`` hands it to its function: statements by name."""
 
-    def __init__(self, tx: Transaction, cypher: CypherLoader) -> None:
+    def __init__(self, tx: Transaction, cypher: CypherLoader, integrity: Integrity) -> None:
         self._tx = tx
         self._cypher = cypher
+        self.integrity = integrity
+        self.marked = False
 
     async def run(self, name: str, /, **params: Any) -> list[Row]:
-        return await _run(self._tx, self._cypher(name), params)
+        query = self._cypher(name)
+        self.marked = self.marked or marks(query)
+        return await _run(self._tx, query, params)
 
 
 class Store:
@@ -58,9 +73,11 @@ class Store:
     are retried as a whole on transient errors and fail at once while Neo4j is known to be down
     (``store/circuit``: the driver's own retry loop could not be told)."""
 
-    def __init__(self, driver: neo4j.AsyncDriver, settings: Settings, cypher: CypherLoader | None = None) -> None:
+    def __init__(self, driver: neo4j.AsyncDriver, settings: Settings, cypher: CypherLoader | None = None,
+                 integrity: Integrity | None = None) -> None:
         self.driver = driver
         self.settings = settings
+        self.integrity = integrity or Integrity.from_settings(settings)
         self.database = settings.neo4j_database
         self.cypher = cypher or CypherLoader()
         self.circuit = Circuit(Breaker(settings.neo4j_breaker_failures, settings.neo4j_probe_s), self._ping,
@@ -79,9 +96,10 @@ class Store:
             notifications_min_severity="OFF",
         )
         try:
+            integrity = Integrity.from_settings(settings)  # refuses before connecting when no key is set
             async with translated("connect"):
                 await driver.verify_connectivity()
-            store = cls(driver, settings)
+            store = cls(driver, settings, integrity=integrity)
             try:
                 yield store
             finally:
@@ -95,6 +113,13 @@ class Store:
             tx = await session.begin_transaction()
             async with tx:  # commits on a clean exit, rolls back otherwise
                 return await work(tx)
+
+    async def _seal(self, tx: Transaction) -> None:
+        """Sign every memory this transaction marked (``RESIGN_MARK``), in it: no committed memory is unsigned."""
+        dirty = await _run(tx, self.cypher("security/dirty"), {})
+        if dirty:
+            rows = self.integrity.seal_rows(r["memory"] for r in dirty)
+            await _run(tx, self.cypher("security/seal"), {"rows": rows})
 
     async def _ping(self) -> None:
         """One round trip, outside the circuit: its prober's probe."""
@@ -129,8 +154,13 @@ class Store:
         """Run the steps in ONE transaction (retried as a whole on transient errors)."""
         queries = [(self.cypher(step.name), step.params) for step in steps]
 
+        sealing = any(marks(query) for query, _ in queries)
+
         async def work(tx: Transaction) -> list[list[Row]]:
-            return [await _run(tx, query, params) for query, params in queries]
+            results = [await _run(tx, query, params) for query, params in queries]
+            if sealing:
+                await self._seal(tx)
+            return results
 
         label = "+".join(step.name for step in steps)
         return await self.circuit.call(label, lambda: self._transaction(neo4j.WRITE_ACCESS, work))
@@ -143,11 +173,16 @@ class Store:
         claim_query = self.cypher(claim.name)
         queries = [(self.cypher(step.name), step.params) for step in steps]
 
+        sealing = any(marks(query) for query, _ in queries)
+
         async def work(tx: Transaction) -> tuple[list[list[Row]] | None, Row]:
             (key,) = await _run(tx, claim_query, claim.params)
             if not key["claimed"]:
                 return None, key
-            return [await _run(tx, query, params) for query, params in queries], key
+            results = [await _run(tx, query, params) for query, params in queries]
+            if sealing:
+                await self._seal(tx)
+            return results, key
 
         label = "+".join([claim.name, *(step.name for step in steps)])
         return await self.circuit.call(label, lambda: self._transaction(neo4j.WRITE_ACCESS, work))
@@ -159,7 +194,11 @@ class Store:
         the database."""
 
         async def fn(tx: Transaction) -> T:
-            return await work(Tx(tx, self.cypher))
+            handle = Tx(tx, self.cypher, self.integrity)
+            out = await work(handle)
+            if handle.marked:
+                await self._seal(tx)
+            return out
 
         return await self.circuit.call(label, lambda: self._transaction(neo4j.WRITE_ACCESS, fn))
 
@@ -190,7 +229,8 @@ class Store:
         statuses = [s.value for s in MemoryStatus if include_deleted or s is not MemoryStatus.DELETED]
         rows = await self.read("memory/get", id=memory_id, namespaces=list(namespaces), statuses=statuses,
                                now=utcnow())
-        return memory_from_map(rows[0]["memory"]) if rows else None
+        found = self.memories(r["memory"] for r in rows)
+        return found[0] if found else None
 
     async def list_memories(
         self, namespace: str, *, kinds: Sequence[MemoryKind] | None = None,
@@ -200,7 +240,7 @@ class Store:
             "memory/list", namespace=namespace, kinds=[k.value for k in kinds] if kinds else None,
             statuses=[s.value for s in statuses], before=before, limit=limit, now=utcnow(),
         )
-        return [memory_from_map(r["memory"]) for r in rows]
+        return self.memories(r["memory"] for r in rows)
 
     async def vector_search(
         self, embedding: list[float], namespaces: Sequence[str], *, k: int = 10,
@@ -212,7 +252,8 @@ class Store:
             k=k, namespaces=list(namespaces), kinds=[x.value for x in kinds] if kinds else None,
             statuses=[s.value for s in statuses], now=utcnow(),
         )
-        return [ScoredMemory(memory=memory_from_map(r["memory"]), score=r["score"]) for r in rows]
+        return [ScoredMemory(memory=memory_from_map(r["memory"]), score=r["score"]) for r in rows
+                if self.integrity.passed(r["memory"])]
 
     async def fulltext_search(
         self, query: str, namespaces: Sequence[str], *, limit: int = 10,
@@ -222,7 +263,19 @@ class Store:
             "memory/fulltext_search", index=FULLTEXT_INDEX, query=lucene_escape(query), limit=limit,
             namespaces=list(namespaces), statuses=[s.value for s in statuses], now=utcnow(),
         )
-        return [ScoredMemory(memory=memory_from_map(r["memory"]), score=r["score"]) for r in rows]
+        return [ScoredMemory(memory=memory_from_map(r["memory"]), score=r["score"]) for r in rows
+                if self.integrity.passed(r["memory"])]
+
+    def memories(self, maps: Iterable[dict[str, Any]]) -> list[Memory]:
+        """``Memory`` objects from read node maps, verified (``security.integrity``: failures left out or flagged):
+        every read that hands memories on goes through here."""
+        out = []
+        for data in self.integrity.checked(maps):
+            try:
+                out.append(memory_from_map(data))
+            except pydantic.ValidationError:  # flag mode: tampered into something no Memory can hold (counted)
+                continue
+        return out
 
     async def wipe_namespace(self, namespace: str) -> int:
         (rows,) = await self.write([Step("admin/wipe_namespace", {"namespace": namespace})])

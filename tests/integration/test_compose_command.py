@@ -1,9 +1,10 @@
 """The graphmem service of docker-compose.yml, run outside Docker.
 
 Its exact command and environment (the image's ENV from the Dockerfile, then the service's, interpolated as
-`docker compose` does with only GRAPHMEM_NEO4J_PASSWORD exported) run as a subprocess, with three substitutions
-for the world outside the container: the Neo4j service is this session's server, the port is a free one, and the
-bind address is 127.0.0.1 (0.0.0.0 is safe only inside the container's own network). It must start, become ready,
+`docker compose` does with only GRAPHMEM_NEO4J_PASSWORD and GRAPHMEM_SIGNING_KEYS exported) run as a subprocess,
+with three substitutions for the world outside the container: the Neo4j service is this session's server, the
+port is a free one, and the bind address is 127.0.0.1 (0.0.0.0 is safe only inside the container's own network).
+It must start, become ready,
 print the demo token and answer a GraphQL query sent with it; SIGTERM (what `docker stop` sends) must stop it.
 """
 
@@ -61,7 +62,8 @@ def compose_run(settings: Settings, port: int) -> tuple[list[str], dict[str, str
     """The service's command and environment, with the substitutions of the module docstring."""
     service = graphmem_service()
     env = image_environment()
-    env.update(service_environment(service, {"GRAPHMEM_NEO4J_PASSWORD": settings.neo4j_password.get_secret_value()}))
+    env.update(service_environment(service, {"GRAPHMEM_NEO4J_PASSWORD": settings.neo4j_password.get_secret_value(),
+                                             "GRAPHMEM_SIGNING_KEYS": os.environ["GRAPHMEM_SIGNING_KEYS"]}))
     assert env["GRAPHMEM_NEO4J_URI"] == COMPOSE_NEO4J_URI
     env["GRAPHMEM_NEO4J_URI"] = settings.neo4j_uri
     env["GRAPHMEM_CACHE_DIR"] = str(settings.cache_dir)  # the image's cache path; the exported ONNX model is here

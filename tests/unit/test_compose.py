@@ -30,6 +30,8 @@ COMPOSE_FILE = ROOT / "docker-compose.yml"
 POM_FILE = ROOT / "graphmem" / "neo4j_local" / "pom.xml"
 PASSWORD_VAR = "GRAPHMEM_NEO4J_PASSWORD"
 REQUIRED_PASSWORD = re.compile(r"\$\{" + PASSWORD_VAR + r":\?[^}]*\}")
+SIGNING_VAR = "GRAPHMEM_SIGNING_KEYS"
+REQUIRED_SIGNING = re.compile(r"\$\{" + SIGNING_VAR + r":\?[^}]*\}")
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
 COMPOSE_VARIABLE = re.compile(r"\$\$|\$\{(\w+)(?:(:?)([-?])([^}]*))?\}")
 
@@ -425,7 +427,8 @@ def test_graphmem_service_has_a_token_out_of_the_box(
 ) -> None:
     """`graphmem serve` refuses to start when no token is configured: with nothing exported but the password, the
     service's command and environment must give it one (the demo token it prints)."""
-    env = service_environment(services["graphmem"], {PASSWORD_VAR: "a-long-secret"})
+    env = service_environment(services["graphmem"], {PASSWORD_VAR: "a-long-secret",
+                                                      SIGNING_VAR: "k1:a-long-signing-secret"})
     for key in [k for k in os.environ if k.startswith("GRAPHMEM_")]:
         monkeypatch.delenv(key)
     for key, value in env.items():
@@ -434,6 +437,15 @@ def test_graphmem_service_has_a_token_out_of_the_box(
     settings, line = with_demo_token(Settings(), env.get(DEMO_TOKEN_ENV))
     token = line.rsplit(": ", 1)[1]
     assert TokenStore.from_settings(settings).authenticate(f"Bearer {token}").name == DEMO_TOKEN_NAME
+
+
+def test_signing_key_is_required_from_env(services: dict[str, dict[str, Any]]) -> None:
+    """The store refuses to start without a signing key: compose must demand one, as it demands the password
+    (a default key committed here would be everyone's key)."""
+    value = _environment(services["graphmem"]).get(SIGNING_VAR, "")
+    assert REQUIRED_SIGNING.fullmatch(value), f"{SIGNING_VAR} must be required from the environment, got {value!r}"
+    with pytest.raises(AssertionError, match=SIGNING_VAR):
+        service_environment(services["graphmem"], {PASSWORD_VAR: "a-long-secret"})
 
 
 def test_the_image_runs_the_same_command_as_compose(

@@ -1,0 +1,148 @@
+"""Signed memories: HMAC-SHA256 over a canonical encoding of a memory's meaning-bearing fields.
+
+Someone with write access to Neo4j (bypassing graphmem) can change what an agent will read and act on; a
+signature made with a key that the database never sees lets every read notice. The key id is stored beside the
+signature (``signature_key``), so several keys can verify at once and rotation (``graphmem integrity resign``)
+needs no flag day: the first key of ``GRAPHMEM_SIGNING_KEYS`` signs, every listed key verifies, a memory signed
+with a key no longer listed fails.
+
+The encoding is versioned (``gm1``), one JSON array of the fields in a fixed order, each value normalised the
+same way whichever way it was read back: Neo4j ``DateTime``, Python ``datetime`` or the ISO string that
+``toString()`` gives are all the same UTC instant to the microsecond; numbers are floats; lists keep their order.
+Access counts, timestamps of use and the embedding are not signed: they change on every read, or are derived.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from neo4j.time import DateTime
+
+from graphmem.errors import ConfigError
+
+SIGNED_FIELDS: tuple[str, ...] = (
+    "id", "namespace", "kind", "content", "status", "confidence", "importance", "source", "sources", "tags",
+    "created_at", "valid_from", "valid_until", "expires_at",
+)
+"""What a signature covers (in this order). ``tests/unit/test_signing.py`` checks every one of them matters."""
+_TIMES = frozenset({"created_at", "valid_from", "valid_until", "expires_at"})
+_NUMBERS = frozenset({"confidence", "importance"})
+_LISTS = frozenset({"sources", "tags"})
+VERSION = "gm1"
+MIN_SECRET_CHARS = 16
+_KEY_ID = re.compile(r"[A-Za-z0-9_.-]{1,32}")
+
+
+class IntegrityMode(StrEnum):
+    """What reads do with a memory that fails verification."""
+
+    HIDE = "hide"
+    FLAG = "flag"
+
+
+class Verdict(StrEnum):
+    OK = "ok"
+    UNSIGNED = "unsigned"
+    UNKNOWN_KEY = "unknown_key"
+    MISMATCH = "mismatch"
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    id: str
+    secret: bytes
+
+
+def parse_keys(text: str) -> tuple[SigningKey, ...]:
+    """``"kid1:secret1,kid2:secret2"`` (the first signs). Raises ``ConfigError`` on anything else."""
+    keys: list[SigningKey] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        kid, sep, secret = part.partition(":")
+        if not sep or not _KEY_ID.fullmatch(kid):
+            raise ConfigError("GRAPHMEM_SIGNING_KEYS must be 'keyid:secret[,keyid:secret...]' (key ids: 1-32 of "
+                              "letters, digits, '_', '.', '-')")
+        if len(secret) < MIN_SECRET_CHARS:
+            raise ConfigError(f"signing key {kid!r}: the secret must be at least {MIN_SECRET_CHARS} characters")
+        if any(k.id == kid for k in keys):
+            raise ConfigError(f"signing key id {kid!r} is listed twice")
+        keys.append(SigningKey(kid, secret.encode()))
+    if not keys:
+        raise ConfigError("GRAPHMEM_SIGNING_KEYS lists no key")
+    return tuple(keys)
+
+
+def _time(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, DateTime):
+        value = value.to_native()
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if not isinstance(value, datetime):
+        raise TypeError(f"not a time: {value!r}")
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return str(value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+
+
+def _value(name: str, value: Any) -> Any:
+    if value is None:
+        return [] if name in _LISTS else None
+    if name in _TIMES:
+        return _time(value)
+    if name in _NUMBERS:
+        return float(value)
+    if name in _LISTS:
+        return [str(v) for v in value]
+    return str(value)
+
+
+def canonical(data: Mapping[str, Any]) -> bytes:
+    """The bytes a signature is computed over: the version, then every signed field's normalised value."""
+    values = [VERSION, *(_value(name, data.get(name)) for name in SIGNED_FIELDS)]
+    return json.dumps(values, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+class Signer:
+    """Signs with the first key, verifies with any listed one. Pure and thread-safe."""
+
+    def __init__(self, keys: Sequence[SigningKey]) -> None:
+        if not keys:
+            raise ConfigError("a signer needs at least one key")
+        self.keys = tuple(keys)
+        self.current = self.keys[0]
+        self._by_id = {k.id: k.secret for k in self.keys}
+
+    def sign(self, data: Mapping[str, Any]) -> tuple[str, str]:
+        """(signature as hex, key id) of a memory's fields."""
+        return _mac(self.current.secret, canonical(data)), self.current.id
+
+    def verify(self, data: Mapping[str, Any]) -> Verdict:
+        signature, key_id = data.get("signature"), data.get("signature_key")
+        if not signature or not key_id:
+            return Verdict.UNSIGNED
+        secret = self._by_id.get(str(key_id))
+        if secret is None:
+            return Verdict.UNKNOWN_KEY
+        try:
+            message = canonical(data)
+        except (TypeError, ValueError):  # a field tampered into something of another type
+            return Verdict.MISMATCH
+        return Verdict.OK if hmac.compare_digest(_mac(secret, message), str(signature)) else Verdict.MISMATCH
+
+
+def _mac(secret: bytes, message: bytes) -> str:
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()
+
+
+__all__ = ["SIGNED_FIELDS", "IntegrityMode", "Signer", "SigningKey", "Verdict", "canonical", "parse_keys"]

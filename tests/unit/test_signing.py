@@ -1,0 +1,148 @@
+"""Signing (graphmem.security.signing) and what reads do with a failure (graphmem.security.integrity)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from neo4j.time import DateTime
+from pydantic import SecretStr
+
+from graphmem.config import Settings
+from graphmem.errors import ConfigError
+from graphmem.security.integrity import Integrity
+from graphmem.security.signing import (
+    SIGNED_FIELDS,
+    IntegrityMode,
+    Signer,
+    SigningKey,
+    Verdict,
+    canonical,
+    parse_keys,
+)
+
+K1 = SigningKey("k1", b"first-secret-0123456789")
+K2 = SigningKey("k2", b"second-secret-0123456789")
+AT = datetime(2026, 5, 1, 12, 30, 15, 123456, tzinfo=UTC)
+
+
+def memory(**over: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "id": "m1", "namespace": "ns", "kind": "episodic", "content": "Caroline went to the support group.",
+        "status": "active", "confidence": 0.8, "importance": 0.5, "source": "import:locomo",
+        "sources": ["import:locomo"], "tags": ["a", "b"], "created_at": AT, "valid_from": None,
+        "valid_until": None, "expires_at": None,
+    }
+    data.update(over)
+    return data
+
+
+def signed(signer: Signer, **over: Any) -> dict[str, Any]:
+    data = memory(**over)
+    signature, key = signer.sign(data)
+    return {**data, "signature": signature, "signature_key": key}
+
+
+CHANGES: dict[str, Any] = {
+    "id": "m2", "namespace": "other", "kind": "semantic", "content": "Caroline went to the gym.",
+    "status": "superseded", "confidence": 0.81, "importance": 0.9, "source": "attacker", "sources": ["x"],
+    "tags": ["b", "a"], "created_at": AT + timedelta(microseconds=1), "valid_from": AT, "valid_until": AT,
+    "expires_at": AT,
+}
+
+
+def test_every_signed_field_is_covered_by_a_change() -> None:
+    assert set(CHANGES) == set(SIGNED_FIELDS)
+
+
+@pytest.mark.parametrize("field", SIGNED_FIELDS)
+def test_changing_any_signed_field_fails(field: str) -> None:
+    signer = Signer([K1])
+    data = signed(signer)
+    assert signer.verify(data) is Verdict.OK
+    assert signer.verify({**data, field: CHANGES[field]}) is Verdict.MISMATCH
+
+
+def test_unsigned_fields_do_not_matter() -> None:
+    signer = Signer([K1])
+    data = signed(signer)
+    assert signer.verify({**data, "access_count": 99, "last_accessed_at": AT, "updated_at": AT}) is Verdict.OK
+
+
+def test_a_time_verifies_however_it_was_read_back() -> None:
+    signer = Signer([K1])
+    data = signed(signer)
+    as_string = AT.isoformat().replace("+00:00", "Z")
+    other_zone = AT.astimezone(timezone(timedelta(hours=8)))
+    for created in (as_string, DateTime.from_native(AT), other_zone):
+        assert signer.verify({**data, "created_at": created}) is Verdict.OK, created
+
+
+def test_numbers_and_nulls_normalise() -> None:
+    assert canonical(memory(confidence=1)) == canonical(memory(confidence=1.0))
+    assert canonical(memory(tags=None)) == canonical(memory(tags=[]))
+    assert canonical(memory(tags=("a", "b"))) == canonical(memory())
+
+
+def test_unsigned_unknown_key_and_a_forged_signature() -> None:
+    signer = Signer([K1])
+    data = signed(signer)
+    assert signer.verify(memory()) is Verdict.UNSIGNED
+    assert signer.verify({**data, "signature_key": "k9"}) is Verdict.UNKNOWN_KEY
+    forged = signed(Signer([SigningKey("k1", b"a-guessed-secret-1234567")]))
+    assert signer.verify(forged) is Verdict.MISMATCH
+    assert signer.verify({**data, "signature": "0" * 64}) is Verdict.MISMATCH
+
+
+def test_rotation_old_keys_verify_removed_keys_fail() -> None:
+    old = signed(Signer([K1]))
+    rotated = Signer([K2, K1])
+    assert rotated.verify(old) is Verdict.OK
+    assert rotated.sign(memory())[1] == "k2"
+    assert Signer([K2]).verify(old) is Verdict.UNKNOWN_KEY
+
+
+def test_a_value_of_another_type_is_a_mismatch_not_a_crash() -> None:
+    signer = Signer([K1])
+    assert signer.verify({**signed(signer), "created_at": 12345}) is Verdict.MISMATCH
+    assert signer.verify({**signed(signer), "created_at": "yesterday"}) is Verdict.MISMATCH
+
+
+def test_parse_keys() -> None:
+    keys = parse_keys("k2:second-secret-0123456789, k1:first-secret-0123456789")
+    assert [k.id for k in keys] == ["k2", "k1"]
+    for bad in ("", "nokey", "k1:short", "bad id:first-secret-0123456789",
+                "k1:first-secret-0123456789,k1:second-secret-0123456789"):
+        with pytest.raises(ConfigError):
+            parse_keys(bad)
+
+
+def test_the_store_refuses_without_a_key_unless_disabled() -> None:
+    with pytest.raises(ConfigError, match="GRAPHMEM_SIGNING_KEYS"):
+        Integrity.from_settings(Settings(signing_keys=None))
+    assert not Integrity.from_settings(Settings(signing_keys=None, signing_disabled=True)).enabled
+    assert Integrity.from_settings(Settings(signing_keys=SecretStr("k1:first-secret-0123456789"))).enabled
+
+
+def test_checked_hides_or_flags_and_counts() -> None:
+    signer = Signer([K1])
+    good, bad = signed(signer, id="good"), {**signed(signer, id="bad"), "content": "changed"}
+    seen: list[tuple[str, str, Verdict]] = []
+    hide = Integrity(signer)
+    hide.on_failure(lambda ns, mid, v: seen.append((ns, mid, v)))
+    assert [d["id"] for d in hide.checked([good, bad])] == ["good"]
+    assert hide.failures == 1
+    assert seen == [("ns", "bad", Verdict.MISMATCH)]
+    flag = Integrity(signer, IntegrityMode.FLAG)
+    out = flag.checked([good, bad])
+    assert [(d["id"], d.get("integrity")) for d in out] == [("good", None), ("bad", "mismatch")]
+    assert Integrity(None).checked([bad]) == [bad]  # disabled: nothing is checked
+
+
+def test_seal_rows_sign_with_the_current_key() -> None:
+    rows = Integrity(Signer([K2, K1])).seal_rows([memory()])
+    assert rows[0]["key"] == "k2"
+    assert Signer([K2]).verify(
+        {**memory(), "signature": rows[0]["signature"], "signature_key": "k2"}) is Verdict.OK
+    assert Integrity(None).seal_rows([memory()])[0]["signature"] is None
