@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.retrieval import Channel, RerankMode, RetrievalService, SearchOptions
+from graphmem.security.integrity import Integrity
 from graphmem.store import Store
 from graphmem.store.store import Row
 
@@ -67,6 +68,9 @@ class TimedStore(Store):
 
 STEPWISE = "stepwise"
 """A MODES entry with this key true runs on a RetrievalService(one_statement=False)."""
+UNVERIFIED = "unverified"
+"""A MODES entry with this key true runs with signature verification off (the store's ``Integrity(None)``): the
+cost of verifying every candidate, measured side by side with the same search verified."""
 MODES: dict[str, dict[str, Any]] = {
     "vector-only": {"channels": (Channel.VECTOR,), "hops": 0, "rerank": RerankMode.NONE},
     "fused": {"hops": 0},
@@ -75,12 +79,15 @@ MODES: dict[str, dict[str, Any]] = {
     "stepwise": {STEPWISE: True},
     # what-if, for the findings: the default plus the recency and popularity seed channels (opt-in)
     "all-channels+expansion": {"channels": tuple(Channel)},
+    # the default without verifying signatures: what verification costs (goal: < 1 ms at p95)
+    "fused+expansion-unverified": {UNVERIFIED: True},
 }
 DEFAULT_MODE = "fused+expansion"
 
 
 def mode_options(namespace: str, k: int, kw: dict[str, Any]) -> SearchOptions:
-    return SearchOptions(namespaces=(namespace,), k=k, **{key: v for key, v in kw.items() if key != STEPWISE})
+    return SearchOptions(namespaces=(namespace,), k=k,
+                         **{key: v for key, v in kw.items() if key not in (STEPWISE, UNVERIFIED)})
 
 
 @dataclass
@@ -157,14 +164,21 @@ async def measure(store: TimedStore, embedder: Embedder, settings: Settings, ds:
     records = {mode: ModeRecord() for mode in MODES}
     names = list(MODES)
     params: dict[str, dict[str, Any]] = {}
+    verified, unverified = store.integrity, Integrity(None)
+
+    def integrity_for(mode: str) -> None:
+        store.integrity = unverified if MODES[mode].get(UNVERIFIED) else verified
+
     for query in warmup:
         for mode in names:
+            integrity_for(mode)
             await services[mode].search(query.text, options[mode])
     store.take()
     started = time.perf_counter()
     for n, query in enumerate(queries):
         order = names[n % len(names):] + names[:n % len(names)]
         for mode in order:
+            integrity_for(mode)
             server0, cpu0 = process_cpu_ms(jvm), time.process_time()
             t0 = time.perf_counter()
             response = await services[mode].search(query.text, options[mode])
@@ -192,6 +206,7 @@ async def measure(store: TimedStore, embedder: Embedder, settings: Settings, ds:
         if (n + 1) % 50 == 0:
             log(f"  {n + 1}/{len(queries)} queries x {len(names)} modes "
                 f"({(time.perf_counter() - started) / (n + 1) * 1000:.0f} ms per query round)")
+    store.integrity = verified
     out = {mode: records[mode].report() for mode in MODES}
     out["_profile_params"] = params  # popped by the caller
     return out

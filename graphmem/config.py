@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from graphmem.security.screening import DEFAULT_THRESHOLD
 from graphmem.security.signing import IntegrityMode
 
 NEO4J_VERSION = "5.26.30"
@@ -183,6 +184,11 @@ class Settings(BaseSettings):
     signing_disabled: bool = False
     """Run without signatures (memories are written unsigned and reads check nothing): an explicit choice."""
     integrity_failures: IntegrityMode = IntegrityMode.HIDE
+    # --- poisoning screen at write (graphmem/security/screening.py) -----------------------------------
+    screening: bool = True
+    """Screen every memory written for content aimed at the agent (instructions, tool calls, exfiltration, hidden
+    text, trigger strings, claimed authority, bridging records): a flagged one is stored ``quarantined``."""
+    screening_threshold: float = Field(default=DEFAULT_THRESHOLD, gt=0.0, le=1.0)
     """What reads do with a memory whose signature fails: leave it out (hide), or return it marked (flag)."""
 
     @model_validator(mode="after")

@@ -28,6 +28,9 @@ class MemoryStatus(StrEnum):
     SUPERSEDED = "superseded"
     ARCHIVED = "archived"
     DELETED = "deleted"
+    QUARANTINED = "quarantined"
+    """Screened at write as aimed at the agent (graphmem.security.screening): kept with its reason, never searched
+    by default, released by an admin (releaseMemories)."""
 
 
 class RelationType(StrEnum):
@@ -261,6 +264,8 @@ class WriteResult(BaseModel):
     action: WriteAction
     similarity: float | None = None
     """For ``strengthened``: the similarity to the memory that was reinforced."""
+    quarantined: str | None = None
+    """Why the memory was stored ``quarantined`` (the screen's reason), if it was."""
 
 
 class BatchResult(BaseModel):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from typing import Annotated
 
 import strawberry
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
@@ -57,10 +58,13 @@ class Query:
         k: int = 10, hops: int = 1, rerank: RerankMode = RerankMode.FORMULA, fusion: Fusion = Fusion.RRF,
         channels: list[Channel] | None = None, include_superseded: bool = False, as_of: datetime | None = None,
         created_after: datetime | None = None, created_before: datetime | None = None,
+        consensus: Annotated[bool, strawberry.argument(description=(
+            "Demote results that disagree with the majority of the results about their subject (a poisoning "
+            "defence; scoreParts.dissent says why)."))] = False,
     ) -> SearchPayload:
         options: dict[str, object] = {
             "k": k, "hops": hops, "rerank": rerank, "fusion": fusion, "as_of": as_of,
-            "created_after": created_after, "created_before": created_before,
+            "created_after": created_after, "created_before": created_before, "consensus": consensus,
             "kinds": tuple(kinds) if kinds else None,
         }
         if channels:
@@ -130,6 +134,11 @@ class Mutation:
     @strawberry.mutation(description="Restore soft-deleted memories. Returns the ids changed.")
     async def restore_memories(self, info: Info, namespace: str, ids: list[strawberry.ID]) -> list[str]:
         return await info.context.service.restore_memories(namespace, [str(i) for i in ids])
+
+    @strawberry.mutation(description="Admins: make quarantined memories (flagged by the poisoning screen at write) "
+                                     "active. Returns the ids changed.")
+    async def release_memories(self, info: Info, namespace: str, ids: list[strawberry.ID]) -> list[str]:
+        return await info.context.service.release_memories(namespace, [str(i) for i in ids])
 
     @strawberry.mutation(description="Create or update typed, weighted edges. Returns how many were written.")
     async def relate(self, info: Info, namespace: str, relations: list[RelationInput],

@@ -58,6 +58,10 @@ class Memory:
     sources: list[str]
     reinforced_count: int
     metadata: list[KeyValue]
+    signature_key: str | None = strawberry.field(description="The key id that signed this memory (HMAC-SHA256).")
+    integrity: str = strawberry.field(
+        description="ok; or why its signature failed (unsigned, unknown_key, mismatch): only with the server's "
+                    "integrity_failures = flag, otherwise a memory that fails is never returned.")
 
     @strawberry.field(description="Typed edges touching this memory (batched per request).")
     async def relations(self, info: strawberry.Info[Context, None]) -> list[Edge]:
@@ -72,7 +76,7 @@ class Memory:
             importance=m.importance, access_count=m.access_count, last_accessed_at=m.last_accessed_at,
             created_at=m.created_at, updated_at=m.updated_at, valid_from=m.valid_from, valid_until=m.valid_until,
             expires_at=m.expires_at, status=m.status, tags=list(m.tags), source=m.source, sources=list(m.sources),
-            reinforced_count=m.reinforced_count,
+            reinforced_count=m.reinforced_count, signature_key=m.signature_key, integrity=m.integrity,
             metadata=[KeyValue(key=k, value=v) for k, v in sorted(m.metadata.items())],
         )
 
@@ -109,13 +113,15 @@ class ScoreParts:
     covered_by: str | None = strawberry.field(description="A better result that already covers the turns this "
                                                           "one derives from (so this one moved back).")
     rerank: float | None
+    dissent: str | None = strawberry.field(default=None, description="Why the consensus stage demoted it (it "
+                                           "disagrees with the majority of the results about its subject).")
 
     @classmethod
     def from_domain(cls, p: rtypes.ScoreParts) -> ScoreParts:
         return cls(channels=[ChannelScore(channel=c, score=s, rank=p.ranks.get(c, 0)) for c, s in p.channels.items()],
                    fused=p.fused, expansion=p.expansion, similarity=p.similarity, recency=p.recency,
                    frequency=p.frequency, confidence=p.confidence, in_time_range=p.in_time_range,
-                   entity=p.entity, context=p.context, covered_by=p.covered_by, rerank=p.rerank)
+                   entity=p.entity, context=p.context, covered_by=p.covered_by, rerank=p.rerank, dissent=p.dissent)
 
 
 @strawberry.type
@@ -276,6 +282,8 @@ class WriteResult:
     id: str
     action: WriteAction
     similarity: float | None
+    quarantined: str | None = strawberry.field(
+        default=None, description="Why the memory was stored quarantined (the poisoning screen's reason), if it was.")
 
 
 @strawberry.type
@@ -285,8 +293,8 @@ class WritePayload:
 
     @classmethod
     def from_domain(cls, b: models.BatchResult) -> WritePayload:
-        return cls(items=[WriteResult(index=i.index, id=i.id, action=i.action, similarity=i.similarity)
-                          for i in b.items], replayed=b.replayed)
+        return cls(items=[WriteResult(index=i.index, id=i.id, action=i.action, similarity=i.similarity,
+                                      quarantined=i.quarantined) for i in b.items], replayed=b.replayed)
 
 
 # --- inputs ---------------------------------------------------------------------------------------------

@@ -86,6 +86,8 @@ class SearchArgs(Args):
     as_of: datetime | None = Field(default=None, description="Show what was valid at this time.")
     created_after: datetime | None = None
     created_before: datetime | None = None
+    consensus: bool = Field(default=False, description="Demote results that disagree with the majority about "
+                                                       "their subject (a poisoning defence).")
     detail: Literal["compact", "full"] = Field(
         default="compact", description="compact: id, kind, content, score, path; full: also every score part, "
                                        "the memory's fields and the stage timings.")

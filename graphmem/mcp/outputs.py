@@ -59,6 +59,7 @@ class WriteItem(Out):
     id: str
     action: str = Field(description="created | strengthened (a near-duplicate was reinforced) | exists")
     similarity: float | None
+    quarantined: str | None = Field(default=None, description="Why it was stored quarantined (not searched).")
 
 
 class WriteResult(Out):
@@ -69,8 +70,8 @@ class WriteResult(Out):
     @classmethod
     def of(cls, namespace: str, b: models.BatchResult) -> WriteResult:
         return cls(namespace=namespace, replayed=b.replayed,
-                   items=[WriteItem(index=i.index, id=i.id, action=i.action.value, similarity=i.similarity)
-                          for i in b.items])
+                   items=[WriteItem(index=i.index, id=i.id, action=i.action.value, similarity=i.similarity,
+                                    quarantined=i.quarantined) for i in b.items])
 
 
 class PathStep(Out):
@@ -92,6 +93,7 @@ class ScoreParts(Out):
     context: float
     in_time_range: bool
     covered_by: str | None
+    dissent: str | None = None
     rerank: float | None
 
     @classmethod
@@ -99,7 +101,7 @@ class ScoreParts(Out):
         return cls(channels=dict(p.channels), ranks=dict(p.ranks), fused=p.fused, expansion=p.expansion,
                    similarity=p.similarity, recency=p.recency, frequency=p.frequency, confidence=p.confidence,
                    entity=p.entity, context=p.context, in_time_range=p.in_time_range, covered_by=p.covered_by,
-                   rerank=p.rerank)
+                   dissent=p.dissent, rerank=p.rerank)
 
 
 class SearchHit(Out):

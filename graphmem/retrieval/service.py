@@ -20,6 +20,7 @@ from graphmem.models import Memory, Vector, check_namespace, utcnow
 from graphmem.retrieval.access import AccessRecorder
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache, shared_versions
 from graphmem.retrieval.candidates import Candidate, ChannelScores, from_statement, from_steps
+from graphmem.retrieval.consensus_stage import demote_dissent, pool_size
 from graphmem.retrieval.expansion import Activation, Edge, ExpansionConfig, seed_state, spread_hop
 from graphmem.retrieval.formula import FormulaWeights
 from graphmem.retrieval.fusion import RRF_K, fuse
@@ -144,6 +145,8 @@ class RetrievalService:
             t3 = time.perf_counter()
             timings["expand"] = (t3 - t2) * 1000
         results, mode, reason = await self._rank(query, candidates, channel_scores, options, now, asked)
+        if options.consensus:
+            results = await demote_dissent(self.store, results, options.namespaces)
         t4 = time.perf_counter()
         timings["rerank"] = (t4 - t3) * 1000
         timings["total"] = (t4 - started) * 1000
@@ -384,7 +387,8 @@ class RetrievalService:
     @staticmethod
     def _need(options: SearchOptions) -> int:
         """How many candidates the ranking returns (an LLM rerank reads ``LLM_CANDIDATES``)."""
-        return max(options.k, LLM_CANDIDATES) if options.rerank is RerankMode.LLM else options.k
+        k = pool_size(options.k) if options.consensus else options.k
+        return max(k, LLM_CANDIDATES) if options.rerank is RerankMode.LLM else k
 
     def _inherited(self, candidate: Candidate) -> float:
         """Relevance passed down the path: the seed's cosine times each edge's type and edge weight."""

@@ -59,6 +59,9 @@ class SearchOptions(BaseModel):
     """Show what was valid then: valid_from <= as_of < valid_until (any status but deleted)."""
     created_after: datetime | None = None
     created_before: datetime | None = None
+    consensus: bool = False
+    """Demote the results that disagree with the consistent majority about their subject (a poisoning defence,
+    ``retrieval.consensus``; one more read per search). Off by default: benchmarks/poisoning.py measures it."""
 
 
 class PathStep(BaseModel):
@@ -97,6 +100,8 @@ class ScoreParts(BaseModel):
     """What its FOLLOWS neighbours among the candidates added (the turn before or after it matched)."""
     covered_by: str | None = None
     """A better result that already covers the turns this one derives from (so this one moved back)."""
+    dissent: str | None = None
+    """Why the consensus stage demoted it (it disagrees with the majority of the results about its subject)."""
     rerank: float | None = None
     """The reranker's own score (formula or LLM)."""
 

@@ -76,6 +76,10 @@ class Principal:
         if not self.can_read(ns):
             raise ForbiddenError(self._denied("read", ns))
 
+    def require_admin(self) -> None:
+        if not self.admin:
+            raise ForbiddenError(f"token {self.name!r} is not an admin token")
+
     def require_write(self, ns: str) -> None:
         if not self.can_write(ns):
             raise ForbiddenError(self._denied("write", ns))

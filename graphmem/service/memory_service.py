@@ -27,6 +27,7 @@ from graphmem.models import (
 )
 from graphmem.retrieval.cache import NamespaceVersions
 from graphmem.retrieval.oversample import MAX_OVERSAMPLE
+from graphmem.security.screening import screen
 from graphmem.service.dedupe import dedupe_threshold
 from graphmem.service.idempotency import IdempotentWriter
 from graphmem.service.neighbours import stored_neighbours
@@ -162,22 +163,36 @@ class MemoryService(IdempotentWriter):
         plan = plan_batch(
             drafts, vectors, existing_ids=existing, hash_hits=hash_hits, vector_hits=vector_hits,
             threshold=self.threshold, dedupe=dedupe, alpha=self.settings.dedupe_alpha, now=now,
-            guard=self.settings.dedupe_guard,
+            guard=self.settings.dedupe_guard, quarantine=self._screen(drafts, wanted),
         )
         await self._construct(plan, drafts, now)
         return plan
 
+    def _screen(self, drafts: Sequence[MemoryDraft], wanted: set[int]) -> dict[int, str]:
+        """The drafts the poisoning screen flags (index -> reason), to be stored quarantined."""
+        if not self.settings.screening:
+            return {}
+        out = {}
+        for i in sorted(wanted):
+            verdict = screen(drafts[i].content, threshold=self.settings.screening_threshold)
+            if verdict.flagged:
+                out[i] = verdict.reason()
+        return out
+
     async def _construct(self, plan: WritePlan, drafts: Sequence[MemoryDraft], now: datetime) -> None:
         """Add the graph construction rows (entities from content, SIMILAR_TO, FOLLOWS) of the memories the plan
         creates; the nearest stored memories are looked up here, before the transaction opens."""
-        if not plan.creates:
+        built = [(m, v) for m, v in zip(plan.creates, plan.create_vectors, strict=True)
+                 if m.status is not MemoryStatus.QUARANTINED]  # nothing links to a quarantined memory
+        if not built:
             return
+        memories, vectors = [m for m, _ in built], [v for _, v in built]
         options = graph_options(self.settings)
         index_of = {r.id: r.index for r in plan.results if r.action is WriteAction.CREATED}
-        created_drafts = [drafts[index_of[m.id]] for m in plan.creates]
-        stored = await stored_neighbours(self.store, plan.creates, plan.create_vectors, options,
+        created_drafts = [drafts[index_of[m.id]] for m in memories]
+        stored = await stored_neighbours(self.store, memories, vectors, options,
                                          self.settings.embedding_similarity, now)
-        rows_ = graph_rows(plan.creates, plan.create_vectors, [d.entities for d in created_drafts],
+        rows_ = graph_rows(memories, vectors, [d.entities for d in created_drafts],
                            [d.task_id for d in created_drafts], stored, options, now)
         plan.construct_entity_rows += rows_.entity_rows  # every row names its namespace (graph_rows)
         plan.similar_rows += rows_.similar_rows
@@ -313,6 +328,10 @@ class MemoryService(IdempotentWriter):
 
     async def restore_memories(self, namespace: str, ids: Sequence[str]) -> list[str]:
         return await self._set_status(namespace, ids, [MemoryStatus.DELETED], MemoryStatus.ACTIVE)
+
+    async def release_memories(self, namespace: str, ids: Sequence[str]) -> list[str]:
+        """Make quarantined memories active (an admin's judgement that the screen was wrong)."""
+        return await self._set_status(namespace, ids, [MemoryStatus.QUARANTINED], MemoryStatus.ACTIVE)
 
     async def purge_memories(self, namespace: str, ids: Sequence[str]) -> int:
         """Remove soft-deleted memories for good (active ones are refused: delete them first)."""

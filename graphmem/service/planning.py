@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.models import Memory, MemoryDraft, WriteAction, WriteResult, new_id
+from graphmem.models import Memory, MemoryDraft, MemoryStatus, WriteAction, WriteResult, new_id
 from graphmem.service.dedupe import same_details
 
 
@@ -77,13 +77,17 @@ def plan_batch(
     alpha: float,
     now: datetime,
     guard: bool = True,
+    quarantine: Mapping[int, str] | None = None,
 ) -> WritePlan:
     """Decide, for each draft, whether it creates a memory, strengthens one, or already exists.
 
     ``hash_hits`` and ``vector_hits`` are per draft index (exact and near duplicates among stored memories,
     best first). Near duplicates inside the batch are found here: a later draft strengthens the earlier one it
     repeats. With ``guard``, a near duplicate must also pass the key-detail check (``dedupe.same_details``).
+    ``quarantine`` (draft index -> the screen's reason): those are created ``quarantined``, never merged into an
+    active memory (a repeat of a true memory with an instruction appended must not reinforce it).
     """
+    quarantine = quarantine or {}
     plan = WritePlan()
     matrix = np.asarray(vectors, dtype=np.float32) if len(vectors) else np.zeros((0, 0), np.float32)
     created_rows: list[tuple[int, str]] = []  # (draft index, id) of memories created by this batch
@@ -92,7 +96,7 @@ def plan_batch(
             plan.results.append(WriteResult(index=i, id=draft.id, action=WriteAction.EXISTS))
             continue
         target: Hit | None = None
-        if dedupe:
+        if dedupe and i not in quarantine:
             target = _duplicate_of(i, drafts, matrix, created_rows, hash_hits, vector_hits, threshold, guard)
         strengthen = {"namespace": draft.namespace, "alpha": alpha * draft.confidence, "source": draft.source,
                       "token": draft.id, "at": now}
@@ -104,18 +108,23 @@ def plan_batch(
         else:
             memory_id = draft.id or new_id()
             created = draft.created_at or now
+            reason = quarantine.get(i)
             memory = Memory(
                 id=memory_id, namespace=draft.namespace, kind=draft.kind, content=draft.content,
                 confidence=draft.confidence, importance=draft.importance, created_at=created, updated_at=now,
                 valid_from=draft.valid_from or created, valid_until=draft.valid_until, expires_at=draft.expires_at,
                 tags=draft.tags, source=draft.source, sources=(draft.source,) if draft.source else (),
-                content_hash=content_hash(draft.content), metadata=draft.metadata,
+                content_hash=content_hash(draft.content),
+                status=MemoryStatus.QUARANTINED if reason else MemoryStatus.ACTIVE,
+                metadata={**draft.metadata, "quarantine_reason": reason} if reason else draft.metadata,
             )
             plan.creates.append(memory)
             plan.create_vectors.append([float(x) for x in vectors[i]])
             plan.create_strengthen.append(strengthen)
-            plan.results.append(WriteResult(index=i, id=memory_id, action=WriteAction.CREATED))
-            created_rows.append((i, memory_id))
+            plan.results.append(WriteResult(index=i, id=memory_id, action=WriteAction.CREATED,
+                                            quarantined=quarantine.get(i)))
+            if i not in quarantine:
+                created_rows.append((i, memory_id))
         plan.entity_rows += [{"memory_id": memory_id, "namespace": draft.namespace, "name": e, "at": now}
                              for e in draft.entities]
         plan.derived_rows += [{"memory_id": memory_id, "namespace": draft.namespace, "target_id": t, "at": now}

@@ -40,6 +40,8 @@ class Access(Protocol):
 
     def require_write(self, namespace: str) -> None: ...
 
+    def require_admin(self) -> None: ...
+
     def readable(self, requested: Sequence[str] | None, shared_ns: str) -> tuple[str, ...]: ...
 
 
@@ -109,6 +111,11 @@ class ScopedService:
     async def restore_memories(self, namespace: str, ids: Sequence[str]) -> list[str]:
         self.access.require_write(namespace)
         return await self.memory.restore_memories(namespace, ids)
+
+    async def release_memories(self, namespace: str, ids: Sequence[str]) -> list[str]:
+        """Quarantined memories made active: admins only (the screen flagged them as aimed at the agent)."""
+        self.access.require_admin()
+        return await self.memory.release_memories(namespace, ids)
 
     async def relate(self, namespace: str, relations: Sequence[Relation], request_id: str | None = None) -> int:
         self.access.require_write(namespace)
