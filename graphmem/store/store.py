@@ -278,7 +278,8 @@ class Store:
         return out
 
     async def wipe_namespace(self, namespace: str) -> int:
-        (rows,) = await self.write([Step("admin/wipe_namespace", {"namespace": namespace})])
+        (rows,) = await self.write([Step("admin/wipe_namespace", {"namespace": namespace,
+                                                                  "lock_prefix": f"{namespace}\u0000"})])
         return int(rows[0]["deleted"])
 
 

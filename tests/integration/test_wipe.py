@@ -1,0 +1,38 @@
+"""Wiping a namespace removes everything of it, its dedupe lock nodes included, and nothing of another."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+from graphmem.config import Settings
+from graphmem.embed import Embedder
+from graphmem.models import MemoryDraft, MemoryKind
+from graphmem.service import MemoryService
+from graphmem.store import Store
+
+COUNT_LOCKS = (Path(__file__).parent / "cypher" / "count_locks.cypher").read_text()
+
+
+async def locks(store: Store, namespace: str) -> int:
+    async with store.driver.session(database=store.database) as session:
+        record = await (await session.run(COUNT_LOCKS, prefix=f"{namespace}\u0000")).single()
+        return int(record["n"]) if record else 0
+
+
+async def test_wipe_removes_the_namespaces_lock_nodes_only(store: Store, embedder: Embedder, migrated: Settings,
+                                                           namespace: str) -> None:
+    other = f"t-{uuid.uuid4().hex[:12]}"
+    service = MemoryService(store, embedder, migrated)
+    for ns in (namespace, other):
+        await service.write_memories([MemoryDraft(namespace=ns, kind=MemoryKind.SEMANTIC, content=f"Fact {i} of {ns}.")
+                                      for i in range(5)])
+    assert await locks(store, namespace) > 0
+    assert await locks(store, other) > 0
+    try:
+        await store.wipe_namespace(namespace)
+        assert await locks(store, namespace) == 0
+        assert await locks(store, other) > 0
+        assert len(await store.list_memories(other)) == 5
+    finally:
+        await store.wipe_namespace(other)
