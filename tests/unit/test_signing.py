@@ -146,3 +146,28 @@ def test_seal_rows_sign_with_the_current_key() -> None:
     assert Signer([K2]).verify(
         {**memory(), "signature": rows[0]["signature"], "signature_key": "k2"}) is Verdict.OK
     assert Integrity(None).seal_rows([memory()])[0]["signature"] is None
+
+
+def test_the_cli_says_in_one_line_that_a_key_is_missing(monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from graphmem.cli import main
+
+    monkeypatch.delenv("GRAPHMEM_SIGNING_KEYS", raising=False)
+    monkeypatch.delenv("GRAPHMEM_SIGNING_DISABLED", raising=False)
+    with pytest.raises(SystemExit) as exited:
+        main(["integrity", "check"])
+    assert exited.value.code == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith("graphmem: error [INVALID_CONFIG]: GRAPHMEM_SIGNING_KEYS is not set")
+
+
+def test_new_key_prints_a_key_the_settings_accept(capsys: pytest.CaptureFixture[str]) -> None:
+    from graphmem.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["integrity", "new-key", "--id", "k2026"])
+    assert exited.value.code == 0
+    (key,) = parse_keys(capsys.readouterr().out.strip())
+    assert key.id == "k2026"
+    assert len(key.secret) >= 32
