@@ -145,7 +145,18 @@ class Memory(BaseModel):
         row["tags_text"] = " ".join(self.tags)
         row["metadata_json"] = _json(row.pop("metadata"))
         row["embedding"] = Vector(embedding)
+        row["title"] = caption(self.content)
         return row
+
+
+CAPTION_CHARS = 40
+
+
+def caption(content: str) -> str:
+    """A memory's ``title`` property: the start of its content on one line, which Neo4j Browser shows as the node's
+    caption (it captions by ``name`` or ``title`` before anything else). Display only: not signed, never read."""
+    text = " ".join(content.split())
+    return text if len(text) <= CAPTION_CHARS else text[: CAPTION_CHARS - 1].rstrip() + "\u2026"
 
 
 class ScoredMemory(BaseModel):

@@ -1,11 +1,12 @@
 // Updates one memory's editable fields; null parameters leave a field as it is; $clear_valid_until (true) removes
 // valid_until instead (null cannot say that).
-// Parameters: $id, $namespace, $content, $embedding, $content_hash, $tags, $tags_text, $confidence,
-// $importance, $valid_from, $valid_until, $clear_valid_until, $at. Returns: memory (map, no embedding).
+// Parameters: $id, $namespace, $content, $embedding, $content_hash, $title (the Browser caption), $tags, $tags_text,
+// $confidence, $importance, $valid_from, $valid_until, $clear_valid_until, $at. Returns: memory (map, no embedding).
 // The embedding is stored as 32-bit floats, as in memory/create.
 MATCH (m:Memory {namespace: $namespace, id: $id}) WHERE m.status <> 'deleted'
 SET m.content = coalesce($content, m.content),
     m.content_hash = coalesce($content_hash, m.content_hash),
+    m.title = coalesce($title, m.title),
     m.tags = coalesce($tags, m.tags),
     m.tags_text = coalesce($tags_text, m.tags_text),
     m.confidence = coalesce($confidence, m.confidence),

@@ -23,6 +23,7 @@ from graphmem.models import (
     Vector,
     WriteAction,
     WriteResult,
+    caption,
     utcnow,
 )
 from graphmem.retrieval.cache import NamespaceVersions
@@ -303,6 +304,7 @@ class MemoryService(IdempotentWriter):
         (rows,) = await self._write(namespace, [Step("memory/update", {
             "id": memory_id, "namespace": namespace, "content": content, "embedding": embedding,
             "content_hash": content_hash(checked.content) if content is not None else None,
+            "title": caption(checked.content) if content is not None else None,
             "tags": list(checked.tags) if tags is not None else None,
             "tags_text": " ".join(checked.tags) if tags is not None else None,
             "confidence": confidence, "importance": importance, "valid_from": valid_from,

@@ -16,7 +16,7 @@ import pytest
 
 from graphmem.config import Settings
 from graphmem.embed import Embedder
-from graphmem.models import MemoryDraft, MemoryKind, MemoryStatus, Role, Turn
+from graphmem.models import MemoryDraft, MemoryKind, MemoryStatus, Role, Turn, utcnow
 from graphmem.reflection.service import ReflectionService
 from graphmem.retrieval.service import RetrievalService
 from graphmem.retrieval.types import SearchOptions
@@ -192,3 +192,5 @@ async def test_every_write_path_signs_in_its_own_transaction(store: Store, embed
     assert memory.content.endswith("Max.")
     assert memory.signature
     assert memory.signature_key
+    (row,) = await store.read("memory/get", id=b, namespaces=[namespace], statuses=["active"], now=utcnow())
+    assert row["memory"]["title"] == "Caroline adopted a dog named Max."  # Neo4j Browser's caption

@@ -171,3 +171,4 @@ def test_new_key_prints_a_key_the_settings_accept(capsys: pytest.CaptureFixture[
     (key,) = parse_keys(capsys.readouterr().out.strip())
     assert key.id == "k2026"
     assert len(key.secret) >= 32
+
