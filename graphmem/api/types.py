@@ -115,13 +115,16 @@ class ScoreParts:
     rerank: float | None
     dissent: str | None = strawberry.field(default=None, description="Why the consensus stage demoted it (it "
                                            "disagrees with the majority of the results about its subject).")
+    lesson: float = strawberry.field(default=0.0, description="The bonus of a lesson about the query's situation "
+                                     "(what reflection learnt from a failure comes first).")
 
     @classmethod
     def from_domain(cls, p: rtypes.ScoreParts) -> ScoreParts:
         return cls(channels=[ChannelScore(channel=c, score=s, rank=p.ranks.get(c, 0)) for c, s in p.channels.items()],
                    fused=p.fused, expansion=p.expansion, similarity=p.similarity, recency=p.recency,
                    frequency=p.frequency, confidence=p.confidence, in_time_range=p.in_time_range,
-                   entity=p.entity, context=p.context, covered_by=p.covered_by, rerank=p.rerank, dissent=p.dissent)
+                   entity=p.entity, context=p.context, covered_by=p.covered_by, rerank=p.rerank, dissent=p.dissent,
+                   lesson=p.lesson)
 
 
 @strawberry.type

@@ -94,6 +94,7 @@ class ScoreParts(Out):
     in_time_range: bool
     covered_by: str | None
     dissent: str | None = None
+    lesson: float = 0.0
     rerank: float | None
 
     @classmethod
@@ -101,7 +102,7 @@ class ScoreParts(Out):
         return cls(channels=dict(p.channels), ranks=dict(p.ranks), fused=p.fused, expansion=p.expansion,
                    similarity=p.similarity, recency=p.recency, frequency=p.frequency, confidence=p.confidence,
                    entity=p.entity, context=p.context, in_time_range=p.in_time_range, covered_by=p.covered_by,
-                   dissent=p.dissent, rerank=p.rerank)
+                   dissent=p.dissent, lesson=p.lesson, rerank=p.rerank)
 
 
 class SearchHit(Out):

@@ -24,6 +24,10 @@ _ACCESS_COUNT = int(Memory.model_fields["access_count"].default)
 _CONFIDENCE = float(Memory.model_fields["confidence"].default)
 CONTEXT_POOL = 30
 """Candidates the context stage weighs at least (their FOLLOWS neighbours count only when among them)."""
+LESSON_MIN_SIMILARITY = 0.5
+"""A lesson (what reflection learnt from a failure) whose cosine to the query reaches this is about the same
+situation: it goes before every other result (``LESSON_BONUS``), so an agent reads it before it acts again."""
+LESSON_BONUS = 1.0
 KEEP_MARGIN = 5
 """Candidates the search statement returns beyond those the ranking needs: its scores and the client's are the
 same formula in two languages, so a near tie at the cut may fall either way."""
@@ -82,18 +86,24 @@ def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, opt
         context = context_bonus(base, {i: candidates[i].before for i in kept},
                                 {i: candidates[i].after for i in kept}, weights.before, weights.after,
                                 {i: candidates[i].task for i in kept}, weights.task)
-    final = {i: round(base[i] + context[i], 6) for i in kept}
+    lesson = {i: LESSON_BONUS if options.rerank is not RerankMode.NONE and is_lesson(candidates[i], parts[i][0])
+              else 0.0 for i in kept}
+    final = {i: round(base[i] + context[i] + lesson[i], 6) for i in kept}
     order = sorted(final, key=lambda i: (-final[i], i))
     if uses_context(weights, options.rerank) and weights.fold:
         order, covered = fold_covered(order, {i: candidates[i].turns for i in kept})
     ranks = {c: {i: r for r, i in enumerate(sorted(s, key=lambda x: -s[x]), 1)} for c, s in channel_scores.items()}
-    return [result(candidates[i], final[i], parts[i], context[i], covered.get(i), channel_scores, ranks, options)
-            for i in order[:need]]
+    return [result(candidates[i], final[i], parts[i], context[i], covered.get(i), channel_scores, ranks, options,
+                   lesson[i]) for i in order[:need]]
+
+
+def is_lesson(c: Candidate, similarity: float) -> bool:
+    return c.data.get("kind") == "lesson" and similarity >= LESSON_MIN_SIMILARITY
 
 
 def result(c: Candidate, score: float, part: tuple[float, float, float, float, bool, float], context: float,
            covered_by: str | None, channel_scores: ChannelScores, ranks: Mapping[Any, Mapping[str, int]],
-           options: SearchOptions) -> SearchResult:
+           options: SearchOptions, lesson: float = 0.0) -> SearchResult:
     sim, formula, rec, freq, in_time, entity = part
     memory = memory_from_map(c.data)
     mid = memory.id
@@ -102,7 +112,7 @@ def result(c: Candidate, score: float, part: tuple[float, float, float, float, b
         ranks={ch.value: r[mid] for ch, r in ranks.items() if mid in r},
         fused=round(c.fused, 6), expansion=round(c.received, 6), similarity=round(sim, 6),
         recency=round(rec, 6), frequency=round(freq, 6), confidence=memory.confidence, in_time_range=in_time,
-        entity=round(entity, 6), context=round(context, 6), covered_by=covered_by,
+        entity=round(entity, 6), context=round(context, 6), covered_by=covered_by, lesson=lesson,
         rerank=round(formula, 6) if options.rerank is not RerankMode.NONE else None,
     )
     return SearchResult(memory=memory, score=score, parts=parts, path=c.path, seed_id=c.seed_id)

@@ -102,6 +102,8 @@ class ScoreParts(BaseModel):
     """A better result that already covers the turns this one derives from (so this one moved back)."""
     dissent: str | None = None
     """Why the consensus stage demoted it (it disagrees with the majority of the results about its subject)."""
+    lesson: float = 0.0
+    """The bonus of a lesson about the query's situation (cosine >= ranking.LESSON_MIN_SIMILARITY): it comes first."""
     rerank: float | None = None
     """The reranker's own score (formula or LLM)."""
 
