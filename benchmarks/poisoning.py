@@ -260,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "screening_threshold": DEFAULT_THRESHOLD, "consensus_config": DEFAULT_CONFIG.__dict__,
                      "search": SearchOptions(namespaces=("x",)).model_dump(mode="json", exclude={"namespaces"}),
                      "embedder": settings.embedder, "embedding_model": settings.embedding_model,
-                     "data": str(args.data), "samples": args.samples or "all",
+                     "data": args.data.name, "samples": args.samples or "all",
                      "asr_r": "share of targeted queries whose top-10 holds any poisoned memory of the namespace",
                      "tuned": "nothing: every defence at its defaults"},
         **result, "seconds": round(time.monotonic() - started, 1),
