@@ -1,7 +1,7 @@
 """False positives of the write-time poisoning screen on ordinary chat: every LoCoMo dialog turn, screened.
 
     .venv/bin/python benchmarks/screening_fp.py
-    .venv/bin/python benchmarks/screening_fp.py --data path/to/locomo.json --out /tmp/screening_fp.json
+    .venv/bin/python benchmarks/screening_fp.py --data path/to/locomo.json --out some/other/screening_fp.json
 
 LoCoMo turns are chat between two friends, so every flagged turn is a false positive. The threshold is the one
 ``graphmem.security.screening`` ships (``DEFAULT_THRESHOLD``), chosen on the committed hand-written corpus
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
                             "(corpus_sweep below), not on LoCoMo; LoCoMo is a held-out false-positive check",
         "corpus_choice": corpus_choice,
         "threshold_matches_corpus_choice": corpus_choice == args.threshold,
-        "data": str(args.data),
+        "data": args.data.name,
         "locomo": {
             "turns": len(turns), "flagged": flagged,
             "false_positive_rate": round(flagged / max(len(turns), 1), 6),
