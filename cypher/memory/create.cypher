@@ -1,6 +1,7 @@
 // Creates memories from rows; a (namespace, id) that exists already is left as it is. MERGE on both properties
 // takes the memory_key constraint's lock, so of two concurrent writers of one id exactly one creates it.
-// Parameters: $rows (maps from Memory.to_row). Returns: id, created (bool).
+// Parameters: $rows (maps from Memory.to_row; the store signs each row, as the statement sets row.signature_key:
+// graphmem.store.store.signs_rows). Returns: id, created (bool).
 // The embedding is stored as 32-bit floats (db.create.setNodeVectorProperty; SET would store 64-bit): half the
 // bytes to read when a search computes a candidate's cosine, half the store. The vector index holds 32-bit
 // floats anyway, so no search result changes beyond the seventh decimal of a cosine.
@@ -12,8 +13,8 @@ ON CREATE SET m.kind = row.kind, m.content = row.content,
   m.created_at = row.created_at, m.updated_at = row.updated_at, m.valid_from = row.valid_from,
   m.valid_until = row.valid_until, m.expires_at = row.expires_at, m.status = row.status,
   m.tags = row.tags, m.tags_text = row.tags_text, m.source = row.source, m.sources = row.sources,
-  m.content_hash = row.content_hash, m.title = row.title, m.signature = row.signature, m.metadata_json = row.metadata_json,
-  m._new = true, m._resign = true
+  m.content_hash = row.content_hash, m.title = row.title, m.signature = row.signature, m.signature_key = row.signature_key, m.metadata_json = row.metadata_json,
+  m._new = true
 WITH m, row, coalesce(m._new, false) AS created
 REMOVE m._new
 WITH m, row, created

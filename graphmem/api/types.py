@@ -183,6 +183,8 @@ class GraphNode:
     kind: str | None
     content: str | None
     status: str | None
+    integrity: str = strawberry.field(default="ok", description="As Memory.integrity: ok, or (only with the "
+                                      "server's integrity_failures = flag) why the memory's signature failed.")
 
 
 @strawberry.type

@@ -157,6 +157,7 @@ class Node(Out):
     kind: str | None
     content: str | None
     status: str | None
+    integrity: str = Field(default="ok", description="ok, or why its signature failed (flag mode only).")
 
 
 class Edge(Out):

@@ -56,6 +56,14 @@ class Integrity:
             rows.append({"namespace": data["namespace"], "id": data["id"], "signature": signature, "key": key})
         return rows
 
+    def sign_rows(self, rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Rows of new memories (``Memory.to_row``) with their signature and key id (None when disabled)."""
+        out = []
+        for row in rows:
+            signature, key = self.signer.sign(row) if self.signer is not None else (None, None)
+            out.append({**row, "signature": signature, "signature_key": key})
+        return out
+
     def verdict(self, data: Mapping[str, Any]) -> Verdict:
         return self.signer.verify(data) if self.signer is not None else Verdict.OK
 

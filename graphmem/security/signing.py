@@ -81,9 +81,14 @@ def parse_keys(text: str) -> tuple[SigningKey, ...]:
     return tuple(keys)
 
 
+_CANONICAL_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
+
+
 def _time(value: Any) -> str | None:
     if value is None:
         return None
+    if isinstance(value, str) and _CANONICAL_TIME.fullmatch(value):  # toString() of a UTC time: already canonical
+        return value
     if isinstance(value, DateTime):
         value = value.to_native()
     if isinstance(value, str):
@@ -92,7 +97,7 @@ def _time(value: Any) -> str | None:
         raise TypeError(f"not a time: {value!r}")
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    return str(value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+    return str(value.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")) + "Z"
 
 
 def _value(name: str, value: Any) -> Any:
@@ -142,7 +147,7 @@ class Signer:
 
 
 def _mac(secret: bytes, message: bytes) -> str:
-    return hmac.new(secret, message, hashlib.sha256).hexdigest()
+    return hmac.digest(secret, message, hashlib.sha256).hex()
 
 
 __all__ = ["SIGNED_FIELDS", "IntegrityMode", "Signer", "SigningKey", "Verdict", "canonical", "parse_keys"]

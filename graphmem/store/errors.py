@@ -27,6 +27,9 @@ def translate(exc: Exception, *, what: str) -> Exception:
         return ConflictError(f"{what}: {getattr(exc, 'message', None) or exc}")
     if isinstance(exc, nx.Neo4jError) and exc.code == DATABASE_UNAVAILABLE:
         return StoreUnavailableError(f"{what}: the Neo4j database is not available ({exc.message})")
+    if isinstance(exc, nx.TransientError):  # a deadlock or lock timeout still there after the whole retry window
+        return OverloadedError(f"{what}: Neo4j kept answering {exc.code} (contention) past the retry window; "
+                               "nothing was written")
     if isinstance(exc, nx.Neo4jError):
         return StoreError(f"{what}: {exc.code}: {exc.message}")
     if isinstance(exc, nx.DriverError):

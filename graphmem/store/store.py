@@ -49,8 +49,18 @@ RESIGN_MARK = "_resign"
 before the transaction commits (``Store._seal``). A statement's text naming it is how the store knows to look."""
 
 
+SIGNED_ROWS = "row.signature_key"
+"""A statement that stores ``row.signature_key`` creates memories from ``$rows`` whose fields are all in the row
+(``memory/create``): the store signs each row before it runs (``Integrity.sign_rows``), which costs no round trip;
+a statement that changes memories already stored marks them instead (``RESIGN_MARK``)."""
+
+
 def marks(query: str) -> bool:
     return RESIGN_MARK in query
+
+
+def signs_rows(query: str) -> bool:
+    return SIGNED_ROWS in query
 
 
 class Tx:
@@ -65,6 +75,8 @@ class Tx:
     async def run(self, name: str, /, **params: Any) -> list[Row]:
         query = self._cypher(name)
         self.marked = self.marked or marks(query)
+        if signs_rows(query):
+            params = {**params, "rows": self.integrity.sign_rows(params["rows"])}
         return await _run(self._tx, query, params)
 
 
@@ -152,8 +164,7 @@ class Store:
 
     async def write(self, steps: Sequence[Step]) -> list[list[Row]]:
         """Run the steps in ONE transaction (retried as a whole on transient errors)."""
-        queries = [(self.cypher(step.name), step.params) for step in steps]
-
+        queries = [self._prepared(step) for step in steps]
         sealing = any(marks(query) for query, _ in queries)
 
         async def work(tx: Transaction) -> list[list[Row]]:
@@ -171,8 +182,7 @@ class Store:
         Returns ``(results, key)``; ``results`` is None when the key was already live (nothing else ran).
         """
         claim_query = self.cypher(claim.name)
-        queries = [(self.cypher(step.name), step.params) for step in steps]
-
+        queries = [self._prepared(step) for step in steps]
         sealing = any(marks(query) for query, _ in queries)
 
         async def work(tx: Transaction) -> tuple[list[list[Row]] | None, Row]:
@@ -186,6 +196,12 @@ class Store:
 
         label = "+".join([claim.name, *(step.name for step in steps)])
         return await self.circuit.call(label, lambda: self._transaction(neo4j.WRITE_ACCESS, work))
+
+    def _prepared(self, step: Step) -> tuple[LiteralString, dict[str, Any]]:
+        query = self.cypher(step.name)
+        if signs_rows(query):
+            return query, {**step.params, "rows": self.integrity.sign_rows(step.params["rows"])}
+        return query, step.params
 
     async def transact(self, label: str, work: Callable[[Tx], Awaitable[T]]) -> T:
         """Run ``work`` in ONE write transaction, for writes whose later statements depend on what the earlier

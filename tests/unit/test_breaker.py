@@ -211,3 +211,12 @@ async def test_a_readiness_probe_answers_within_its_time_limit() -> None:
     with pytest.raises(CircuitOpenError):
         await breaker_circuit.probe("admin/ping", no_answer, timeout_s=1.0)
     await breaker_circuit.close()
+
+
+def test_contention_past_the_retry_window_is_overloaded_not_internal() -> None:
+    """A deadlock still there after every retry is contention: a coded, retryable OVERLOADED, never INTERNAL."""
+    from graphmem.errors import OverloadedError
+
+    error = translate(neo4j_error("Neo.TransientError.Transaction.DeadlockDetected"), what="memory/create")
+    assert isinstance(error, OverloadedError)
+    assert error.code == "OVERLOADED"
