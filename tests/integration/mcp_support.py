@@ -89,7 +89,7 @@ def stdio_env(settings: Settings, token: str) -> dict[str, str]:
         "GRAPHMEM_MCP_TOKEN": token, "HOME": os.environ.get("HOME", str(ROOT)),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
-    for key in ("GRAPHMEM_EMBEDDER", "GRAPHMEM_EMBEDDING_MODEL", "JAVA_HOME"):
+    for key in ("GRAPHMEM_EMBEDDER", "GRAPHMEM_EMBEDDING_MODEL", "GRAPHMEM_SIGNING_KEYS", "JAVA_HOME"):
         if key in os.environ:
             env[key] = os.environ[key]
     return env
