@@ -48,11 +48,15 @@ class Integrity:
     def on_failure(self, listener: FailureListener) -> None:
         self._listeners.append(listener)
 
+    def signature(self, data: Mapping[str, Any]) -> tuple[str | None, str | None]:
+        """``(signature, key id)`` of a memory's signed fields; ``(None, None)`` when signing is disabled."""
+        return self.signer.sign(data) if self.signer is not None else (None, None)
+
     def seal_rows(self, maps: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """``security/seal`` rows for memories as ``security/dirty`` reads them (unsigned when disabled)."""
         rows = []
         for data in maps:
-            signature, key = self.signer.sign(data) if self.signer is not None else (None, None)
+            signature, key = self.signature(data)
             rows.append({"namespace": data["namespace"], "id": data["id"], "signature": signature, "key": key})
         return rows
 
@@ -60,7 +64,7 @@ class Integrity:
         """Rows of new memories (``Memory.to_row``) with their signature and key id (None when disabled)."""
         out = []
         for row in rows:
-            signature, key = self.signer.sign(row) if self.signer is not None else (None, None)
+            signature, key = self.signature(row)
             out.append({**row, "signature": signature, "signature_key": key})
         return out
 

@@ -316,8 +316,10 @@ class MemoryService(IdempotentWriter):
     async def _set_status(self, namespace: str, ids: Sequence[str], allowed: Sequence[MemoryStatus],
                           to: MemoryStatus) -> list[str]:
         check_namespace_arg(namespace)
-        if to is MemoryStatus.ACTIVE:  # a restore re-signs: only what verifies now
-            ids = [i for i in ids if await self.store.get_memory(i, [namespace], include_deleted=True) is not None]
+        if to is MemoryStatus.ACTIVE:  # a restore re-signs: only what verifies now (not what flag mode keeps)
+            found = await self.store.get_memories(ids, [namespace], include_deleted=True)
+            ok = {m.id for m in found if m.integrity == "ok"}
+            ids = [i for i in ids if i in ok]
         (rows,) = await self._write(namespace, [Step("memory/set_status", {
             "ids": list(ids), "namespace": namespace, "from": [s.value for s in allowed], "to": to.value,
             "at": utcnow()})])

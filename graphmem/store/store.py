@@ -248,6 +248,15 @@ class Store:
         found = self.memories(r["memory"] for r in rows)
         return found[0] if found else None
 
+    async def get_memories(
+        self, memory_ids: Sequence[str], namespaces: Sequence[str], *, include_deleted: bool = False,
+    ) -> list[Memory]:
+        """Memories by id in one read, as ``get_memory`` returns each (verified; flagged in flag mode)."""
+        statuses = [s.value for s in MemoryStatus if include_deleted or s is not MemoryStatus.DELETED]
+        rows = await self.read("memory/get_many", ids=list(dict.fromkeys(memory_ids)), namespaces=list(namespaces),
+                               statuses=statuses, now=utcnow())
+        return self.memories(r["memory"] for r in rows)
+
     async def list_memories(
         self, namespace: str, *, kinds: Sequence[MemoryKind] | None = None,
         statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,), before: datetime | None = None, limit: int = 50,
@@ -268,8 +277,7 @@ class Store:
             k=k, namespaces=list(namespaces), kinds=[x.value for x in kinds] if kinds else None,
             statuses=[s.value for s in statuses], now=utcnow(),
         )
-        return [ScoredMemory(memory=memory_from_map(r["memory"]), score=r["score"]) for r in rows
-                if self.integrity.passed(r["memory"])]
+        return self._scored(rows)
 
     async def fulltext_search(
         self, query: str, namespaces: Sequence[str], *, limit: int = 10,
@@ -279,8 +287,11 @@ class Store:
             "memory/fulltext_search", index=FULLTEXT_INDEX, query=lucene_escape(query), limit=limit,
             namespaces=list(namespaces), statuses=[s.value for s in statuses], now=utcnow(),
         )
-        return [ScoredMemory(memory=memory_from_map(r["memory"]), score=r["score"]) for r in rows
-                if self.integrity.passed(r["memory"])]
+        return self._scored(rows)
+
+    def _scored(self, rows: Iterable[dict[str, Any]]) -> list[ScoredMemory]:
+        """Scored search rows, each memory through ``memories`` (dropped, or flagged in flag mode)."""
+        return [ScoredMemory(memory=m, score=r["score"]) for r in rows for m in self.memories([r["memory"]])]
 
     def memories(self, maps: Iterable[dict[str, Any]]) -> list[Memory]:
         """``Memory`` objects from read node maps, verified (``security.integrity``: failures left out or flagged):
