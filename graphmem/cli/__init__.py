@@ -17,6 +17,7 @@ from graphmem import __version__
 from graphmem.cli.db import db
 from graphmem.cli.errors import EXIT_ERROR, USAGE, CommandError, error_line
 from graphmem.cli.evaluation import eval_
+from graphmem.cli.export import export
 from graphmem.cli.importing import import_
 from graphmem.cli.integrity import integrity
 from graphmem.cli.mcp import mcp
@@ -34,7 +35,7 @@ def cli() -> None:
     """graphmem: graph memory for LLM agents."""
 
 
-for _command in (neo4j, serve, db, import_, eval_, token, schema, reflect, mcp, integrity):
+for _command in (neo4j, serve, db, import_, eval_, token, schema, reflect, mcp, integrity, export):
     cli.add_command(_command)
 
 
