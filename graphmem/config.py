@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     """Longest wait for a connection (a free one of the pool, or a new one: connect and handshake); running out
     of pooled connections is OVERLOADED, never UNAVAILABLE."""
     neo4j_pool_size: int = Field(default=100, ge=1)
+    neo4j_bookmarks: bool = True
+    """Read your own writes on a cluster: every session of a store shares one bookmark manager, so a read waits for
+    the writes this process committed before it (on a single instance every read sees them anyway; docs/deploy.md)."""
     neo4j_breaker_failures: int = Field(default=3, ge=1)
     """Consecutive connection failures that open the circuit breaker (calls then fail at once, UNAVAILABLE)."""
     neo4j_probe_s: float = Field(default=0.5, gt=0)

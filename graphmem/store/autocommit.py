@@ -22,13 +22,14 @@ MAX_DELAY_S = 1.0
 
 
 async def read_one_row(driver: neo4j.AsyncDriver, database: str, query: LiteralString, params: dict[str, Any], *,
-                       retry_s: float) -> dict[str, Any]:
+                       retry_s: float, bookmarks: neo4j.AsyncBookmarkManager | None = None) -> dict[str, Any]:
     """The one row a read statement returns (its values as the driver decoded them)."""
     deadline = time.monotonic() + retry_s
     delay = FIRST_DELAY_S
     while True:
         try:
-            async with driver.session(database=database, default_access_mode=neo4j.READ_ACCESS) as session:
+            async with driver.session(database=database, default_access_mode=neo4j.READ_ACCESS,
+                                      bookmark_manager=bookmarks) as session:
                 result = await session.run(query, params)
                 record = await result.single(strict=True)
                 return dict(zip(record.keys(), record.values(), strict=True))

@@ -91,6 +91,8 @@ class Store:
         self.settings = settings
         self.integrity = integrity or Integrity.from_settings(settings)
         self.database = settings.neo4j_database
+        self.bookmarks = neo4j.AsyncGraphDatabase.bookmark_manager() if settings.neo4j_bookmarks else None
+        """Shared by every session of this store: a read waits for the writes committed before it (a cluster)."""
         self.cypher = cypher or CypherLoader()
         self.circuit = Circuit(Breaker(settings.neo4j_breaker_failures, settings.neo4j_probe_s), self._ping,
                                retry_s=settings.neo4j_timeout_s, probe_timeout_s=settings.neo4j_probe_timeout_s)
@@ -121,7 +123,8 @@ class Store:
 
     async def _transaction(self, mode: str, work: Callable[[Transaction], Awaitable[T]]) -> T:
         """``work`` in one explicit transaction, committed when it returns (retried by ``self.circuit``)."""
-        async with self.driver.session(database=self.database, default_access_mode=mode) as session:
+        async with self.driver.session(database=self.database, default_access_mode=mode,
+                                       bookmark_manager=self.bookmarks) as session:
             tx = await session.begin_transaction()
             async with tx:  # commits on a clean exit, rolls back otherwise
                 return await work(tx)
@@ -160,7 +163,8 @@ class Store:
         a managed one would be (``store/autocommit``): one round trip less."""
         query = self.cypher(name)
         return await self.circuit.call(  # retry_s=0: one try each, the circuit retries
-            name, lambda: read_one_row(self.driver, self.database, query, params, retry_s=0))
+            name, lambda: read_one_row(self.driver, self.database, query, params, retry_s=0,
+                                     bookmarks=self.bookmarks))
 
     async def write(self, steps: Sequence[Step]) -> list[list[Row]]:
         """Run the steps in ONE transaction (retried as a whole on transient errors)."""

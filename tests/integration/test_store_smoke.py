@@ -105,3 +105,23 @@ async def test_a_failing_statement_rolls_back_the_whole_write(store: Store, name
             Step("test/create_plain", {"rows": [dup, dup]}),  # the second CREATE violates the unique id
         ])
     assert await store.get_memory(a.id, [namespace]) is None
+
+
+async def test_every_session_carries_the_store_bookmarks(store: Store, namespace: str) -> None:
+    """Read your writes on a cluster: a commit's bookmark lands in the store's bookmark manager, and the next
+    session (a read, or the next write) starts from it."""
+    assert store.bookmarks is not None
+    before = set(await store.bookmarks.get_bookmarks())
+    a = mem(namespace, "Carol keeps bees")
+    await store.create_memories([a], [unit(1, 2)])
+    after_write = set(await store.bookmarks.get_bookmarks())
+    assert after_write
+    assert after_write != before
+    assert await store.get_memory(a.id, [namespace]) is not None
+    assert (await store.read_row("admin/ping")) is not None
+    b = mem(namespace, "Dave keeps goats")
+    await store.create_memories([b], [unit(2, 1)])
+    assert set(await store.bookmarks.get_bookmarks()) - after_write
+    off = Store(store.driver, store.settings.model_copy(update={"neo4j_bookmarks": False}), integrity=store.integrity)
+    assert off.bookmarks is None
+    assert await off.get_memory(b.id, [namespace]) is not None
