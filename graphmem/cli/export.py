@@ -32,7 +32,10 @@ def export(namespace: str, out: str, fmt: str, statuses: tuple[str, ...]) -> Non
     async def run() -> tuple[int, int]:
         async with Store.connect(Settings()) as store:
             with tqdm(unit="node", desc=f"export {namespace}") as bar:
-                graph = await export_namespace(store, namespace, statuses=wanted, progress=bar.update)
+                def advance(n: int) -> None:
+                    bar.update(n)
+
+                graph = await export_namespace(store, namespace, statuses=wanted, progress=advance)
         write_graph(graph, Path(out), GraphFormat(fmt))
         return graph.number_of_nodes(), graph.number_of_edges()
 
