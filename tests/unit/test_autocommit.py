@@ -57,9 +57,11 @@ class Driver:
         self.script = script
         self.runs = 0
         self.modes: list[str] = []
+        self.bookmark_managers: list[object] = []
 
-    def session(self, *, database: str, default_access_mode: str) -> Session:
+    def session(self, *, database: str, default_access_mode: str, bookmark_manager: object = None) -> Session:
         self.modes.append(default_access_mode)
+        self.bookmark_managers.append(bookmark_manager)
         return Session(self)
 
 
@@ -74,6 +76,14 @@ async def test_the_row_comes_back_from_a_read_session() -> None:
     row = await read_one_row(driver, "neo4j", "RETURN 1", {"x": "a"}, retry_s=1.0)  # type: ignore[arg-type]
     assert row == {"echo": "a", "n": 7}
     assert driver.modes == ["READ"]
+    assert driver.bookmark_managers == [None]
+
+
+async def test_the_session_carries_the_bookmark_manager_it_is_given() -> None:
+    driver = Driver(iter([7]))
+    manager = object()
+    await read_one_row(driver, "neo4j", "RETURN 1", {"x": "a"}, retry_s=1.0, bookmarks=manager)  # type: ignore[arg-type]
+    assert driver.bookmark_managers == [manager]
 
 
 async def test_a_dropped_connection_is_tried_again() -> None:
