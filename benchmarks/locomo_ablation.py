@@ -5,7 +5,9 @@ turn, recall@5/10/20 and MRR per category, latency per stage.
 
 Needs a running Neo4j (GRAPHMEM_NEO4J_URI). A construction variant imports into its own namespaces
 (``locomo-<sample>[-turns]-<variant>``); a ranking variant searches the default graph with one formula weight at
-0 (or no expansion). Every run goes through ``graphmem.eval.locomo.evaluate``, access recording on, one pass.
+0 (or no expansion, or personalised PageRank expansion: ``ppr-expansion``, the default alpha; alpha chosen by
+cross-validation and latency: ``benchmarks/locomo_ppr.py``). Every run goes through
+``graphmem.eval.locomo.evaluate``, access recording on, one pass.
 Writes ``benchmarks/results/locomo_ablation[-turns].json``.
 """
 
@@ -15,13 +17,14 @@ import argparse
 import asyncio
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from graphmem.config import Settings
 from graphmem.eval.locomo import MODES, Mode, evaluate
 from graphmem.retrieval.formula import FormulaWeights
-from graphmem.retrieval.types import RerankMode
+from graphmem.retrieval.types import ExpansionMode, RerankMode, SearchOptions
 
 CONSTRUCTION: dict[str, dict[str, object]] = {
     "no-follows": {"graph_follows": False},
@@ -39,6 +42,15 @@ RANKING: dict[str, dict[str, float | bool]] = {
 }
 """Formula weights of each ranking variant, the rest at their defaults."""
 NO_EXPANSION = "formula-hops0"
+PPR = "formula-ppr"
+
+
+@dataclass(frozen=True)
+class PprMode(Mode):
+    """A mode whose expansion is personalised PageRank (``ExpansionMode.PPR``)."""
+
+    def options(self, namespace: str, k: int) -> SearchOptions:
+        return super().options(namespace, k).model_copy(update={"expansion_mode": ExpansionMode.PPR})
 
 
 def summary(report: dict[str, Any], mode: str) -> dict[str, Any]:
@@ -66,6 +78,8 @@ async def run(data: str, corpus: str) -> dict[str, Any]:
     await one("default", base, ("vector", "fused", "expanded", "formula"))
     MODES[NO_EXPANSION] = Mode(MODES["formula"].channels, 0, RerankMode.FORMULA)
     await one("no-expansion", base, (NO_EXPANSION,))
+    MODES[PPR] = PprMode(MODES["formula"].channels, 1, RerankMode.FORMULA)
+    await one("ppr-expansion", base, (PPR,))
     defaults = FormulaWeights()
     for name, change in RANKING.items():
         await one(name, base, ("formula",), weights=defaults.model_copy(update=change))

@@ -47,6 +47,9 @@ class ExpansionConfig:
     decay: float = 0.5
     degree_beta: float = 0.5
     type_weights: Mapping[str, float] = field(default_factory=lambda: dict(TYPE_WEIGHTS))
+    ppr_alpha: float = 0.5
+    """Personalised PageRank mode (``retrieval.ppr``): the restart probability of its walk (a walk takes 1 / alpha
+    steps on average; 0.5, HippoRAG's, keeps it about as local as one hop of spreading)."""
 
 
 def seed_state(seeds: Mapping[str, float]) -> dict[str, Activation]:

@@ -21,7 +21,7 @@ from graphmem.retrieval.access import AccessRecorder
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache, shared_versions
 from graphmem.retrieval.candidates import Candidate, ChannelScores, from_statement, from_steps
 from graphmem.retrieval.consensus_stage import demote_dissent, pool_size
-from graphmem.retrieval.expansion import Activation, Edge, ExpansionConfig, seed_state, spread_hop
+from graphmem.retrieval.expansion import Activation, ExpansionConfig
 from graphmem.retrieval.formula import FormulaWeights
 from graphmem.retrieval.fusion import RRF_K, fuse
 from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
@@ -31,11 +31,13 @@ from graphmem.retrieval.textquery import fulltext_query
 from graphmem.retrieval.timeparse import parse_time_range
 from graphmem.retrieval.types import (
     Channel,
+    ExpansionMode,
     RerankMode,
     SearchOptions,
     SearchResponse,
     SearchResult,
 )
+from graphmem.retrieval.walk import WalkLimits, expand
 from graphmem.store import Store
 from graphmem.store.store import FULLTEXT_INDEX, VECTOR_INDEX
 
@@ -85,8 +87,9 @@ class RetrievalService:
         self.observer = observer
         """Called with the stage timings of every search that ran (not of cache hits): metrics."""
         self.one_statement = one_statement
-        """Searches of at most one hop run as ONE statement (``retrieval/search``); False: statement by
-        statement (seeds, each expansion step, candidates), the reference the one statement is tested against."""
+        """Spreading-mode searches of at most one hop run as ONE statement (``retrieval/search``); False: statement
+        by statement (seeds, each expansion step, candidates), the reference the one statement is tested against.
+        Personalised PageRank mode (``ExpansionMode.PPR``) always runs statement by statement (``retrieval.walk``)."""
         self.oversample = oversample or Oversample()
         """Rows asked of the vector and full-text indexes per filter set (``Oversample(adaptive=False)``: 4x seed_k)."""
         self._query_vectors: OrderedDict[str, Vector] = OrderedDict()
@@ -130,20 +133,12 @@ class RetrievalService:
         timings["embed"] = (t1 - t0) * 1000
         filters = self._filters(options, now)
         asked = self.query_context(query, options.as_of or now)
-        if options.hops <= 1 and self.one_statement:
+        if options.hops <= 1 and self.one_statement and options.expansion_mode is ExpansionMode.SPREADING:
             candidates, channel_scores = await self._graph(query, qvec, options, filters, asked)
-            t3 = time.perf_counter()
-            timings["graph"] = (t3 - t1) * 1000
+            timings["graph"] = (time.perf_counter() - t1) * 1000
         else:
-            channel_scores, seed_keys = await self._seeds(query, qvec, options, filters)
-            seeds = fuse(options.fusion, channel_scores, options.channel_weights)
-            t2 = time.perf_counter()
-            timings["seeds"] = (t2 - t1) * 1000
-            state, keys = await self._expand(seeds, seed_keys, options, filters)
-            candidates = await self._candidates(seeds, state, keys, options, qvec,
-                                                channel_scores.get(Channel.VECTOR, {}), asked)
-            t3 = time.perf_counter()
-            timings["expand"] = (t3 - t2) * 1000
+            candidates, channel_scores = await self._stepwise(query, qvec, options, filters, asked, timings)
+        t3 = time.perf_counter()
         results, mode, reason = await self._rank(query, candidates, channel_scores, options, now, asked)
         if options.consensus:
             results = await demote_dissent(self.store, results, options.namespaces)
@@ -210,9 +205,27 @@ class RetrievalService:
         now = utcnow()
         qvec = await self._embed(query)
         asked = self.query_context(query, options.as_of or now)
-        candidates, scores = await self._graph(query, qvec, options.model_copy(update={"hops": min(options.hops, 1)}),
-                                               self._filters(options, now), asked, keep_all=True)
+        options = options.model_copy(update={"hops": min(options.hops, 1)})
+        if options.expansion_mode is ExpansionMode.PPR:
+            candidates, scores = await self._stepwise(query, qvec, options, self._filters(options, now), asked, {})
+        else:
+            candidates, scores = await self._graph(query, qvec, options, self._filters(options, now), asked,
+                                                   keep_all=True)
         return candidates, scores, asked
+
+    async def _stepwise(self, query: str, qvec: list[float], options: SearchOptions, filters: dict[str, Any],
+                        asked: QueryContext, timings: dict[str, float]) -> tuple[dict[str, Candidate], ChannelScores]:
+        """Seeds, fusion, expansion (``walk.expand``) and the candidates statement by statement: any hops, either
+        expansion mode; the ``seeds`` and ``expand`` stage timings go into ``timings``."""
+        t1 = time.perf_counter()
+        channel_scores, seed_keys = await self._seeds(query, qvec, options, filters)
+        seeds = fuse(options.fusion, channel_scores, options.channel_weights)
+        t2 = time.perf_counter()
+        state, keys = await self._expand(seeds, seed_keys, options, filters)
+        candidates = await self._candidates(seeds, state, keys, options, qvec, channel_scores.get(Channel.VECTOR, {}),
+                                            asked)
+        timings["seeds"], timings["expand"] = (t2 - t1) * 1000, (time.perf_counter() - t2) * 1000
+        return candidates, channel_scores
 
     @staticmethod
     def query_context(query: str, at: datetime) -> QueryContext:
@@ -295,49 +308,12 @@ class RetrievalService:
 
     async def _expand(self, seeds: dict[str, float], seed_keys: dict[str, str], options: SearchOptions,
                       filters: dict[str, Any]) -> tuple[dict[str, Activation], dict[str, str]]:
-        """Activation per node key (element id), and the memory id of every Memory key seen."""
-        if options.hops == 0 or not seeds:
-            return {}, {}
-        keys = {seed_keys[i]: i for i in seeds}
-        degree: dict[str, int] = {}
-        frontier = {seed_keys[i]: a for i, a in seeds.items()}
-        state = seed_state(frontier)
-        config = ExpansionConfig(hops=options.hops, decay=self.expansion.decay,
-                                 degree_beta=self.expansion.degree_beta, type_weights=self.expansion.type_weights)
-        for hop in range(1, options.hops + 1):
-            # A hop goes from memories to memories: through a direct edge, or through one entity or turn that
-            # both are linked to (memory -ABOUT-> entity <-ABOUT- memory; memory -DERIVED_FROM-> turn <- ...).
-            received = await self._step(frontier, keys, degree, state, config, hop, filters,
-                                        limit=FRONTIER_LIMIT, fanout=FANOUT)
-            via = {k: a for k, a in received.items() if k not in keys and degree[k] <= VIA_MAX_DEGREE}
-            if via:
-                for k, a in (await self._step(via, keys, degree, state, config, hop, filters,
-                                              limit=VIA_LIMIT, fanout=VIA_FANOUT)).items():
-                    received[k] = received.get(k, 0.0) + a
-            frontier = {k: a for k, a in received.items() if k in keys}
-        return state, keys
-
-    async def _step(self, frontier: dict[str, float], keys: dict[str, str], degree: dict[str, int],
-                    state: dict[str, Activation], config: ExpansionConfig, hop: int,
-                    filters: dict[str, Any], *, limit: int, fanout: int) -> dict[str, float]:
-        """One walk step from the ``limit`` strongest frontier nodes, ``fanout`` edges each; records memory keys
-        and degrees as it goes."""
-        top = dict(sorted(frontier.items(), key=lambda kv: (-kv[1], kv[0]))[:limit])
-        (row,) = await self.store.read("retrieval/expand_hop", frontier=list(top), types=EXPAND_TYPES,
-                                       type_weights=dict(config.type_weights), fanout=fanout, **filters)
-        walks = []
-        for node in row["nodes"]:
-            here, here_id = node["key"], node["id"]
-            degree[here] = int(node["degree"])
-            for out, type_, weight, there, there_id, memory, there_degree in zip(
-                    node["out"], node["type"], node["weight"], node["to_key"], node["to_id"], node["to_memory"],
-                    node["to_degree"], strict=True):
-                if memory:
-                    keys[there] = there_id
-                degree[there] = int(there_degree)
-                walks.append((here, Edge(here, there, type_, float(weight), here_id, there_id) if out
-                                     else Edge(there, here, type_, float(weight), there_id, here_id)))
-        return spread_hop(state, top, walks, degree, config, hop)
+        """Activation per node key (element id), and the memory id of every Memory key seen (``walk.expand``:
+        spreading activation or personalised PageRank, as ``options.expansion_mode`` says)."""
+        limits = WalkLimits(frontier=FRONTIER_LIMIT, fanout=FANOUT, via=VIA_LIMIT, via_fanout=VIA_FANOUT,
+                            via_max_degree=VIA_MAX_DEGREE, types=EXPAND_TYPES)
+        return await expand(self.store, seeds, seed_keys, options, filters, replace(self.expansion, hops=options.hops),
+                            limits)
 
     async def _candidates(self, seeds: dict[str, float], state: dict[str, Activation], keys: dict[str, str],
                           options: SearchOptions, qvec: list[float], vector: dict[str, float],

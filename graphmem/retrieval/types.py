@@ -30,6 +30,13 @@ class RerankMode(StrEnum):
     NONE = "none"  # keep the fused/expanded order
 
 
+class ExpansionMode(StrEnum):
+    """How the relation expansion scores what it reached from the seeds."""
+
+    SPREADING = "spreading"  # spreading activation, hop by hop, damped by degree (retrieval.expansion)
+    PPR = "ppr"  # personalised PageRank over the local subgraph the same walk fetched (retrieval.ppr)
+
+
 class SearchOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -48,6 +55,9 @@ class SearchOptions(BaseModel):
     """How many candidates each seed channel contributes."""
     hops: int = Field(default=1, ge=0, le=3)
     """Relation expansion depth (0: none)."""
+    expansion_mode: ExpansionMode = ExpansionMode.SPREADING
+    """Spreading activation (the default, one statement for hops <= 1) or personalised PageRank over the local
+    subgraph the walk fetched (statement by statement; benchmarks/README.md, "locomo_ppr.py", has the figures)."""
     expand_limit: int = Field(default=20, ge=0, le=1000)
     """How many memories reached over edges (not seeds) become candidates, the most activated. On the LoCoMo dev
     split 10, 25 and 50 gave the same recall and MRR in every mode (a seed's received activation moves it; a memory
