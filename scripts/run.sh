@@ -112,6 +112,7 @@ graphmem is ready.
   Neo4j Browser:  http://127.0.0.1:${GRAPHMEM_NEO4J_HTTP_PORT:-7474}/browser/   user $neo4j_user, password $neo4j_password
                   try:  MATCH (m:Memory {namespace: '$first_ns'}) WHERE m.content CONTAINS 'pottery' WITH m LIMIT 1
                         MATCH p = (m)-[:FOLLOWS|SIMILAR_TO|ABOUT|DERIVED_FROM|FROM_TASK]-() RETURN p
+                  guide:  :play http://127.0.0.1:$port/browser/guide.html   (saved queries; loads after login with graphmem's style)
   LLM:            ${GRAPHMEM_LLM_BASE_URL:-none (set GRAPHMEM_LLM_BASE_URL)}   (reflection: mutation reflect / endTask(reflect: true))
   example operations: graphql/operations/*.graphql   the graph a write builds: docs/graph.md
   Ctrl-C stops the API and Neo4j.

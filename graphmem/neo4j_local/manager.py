@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from graphmem.browser.links import BrowserLinks
 from graphmem.config import NEO4J_VERSION, Settings
 from graphmem.errors import (
     LocalNeo4jError,
@@ -155,6 +156,8 @@ class LocalNeo4j:
             f"internal.dbms.index.vector.population_merge_factor={s.neo4j_vector_merge_factor}",
             "server.http_enabled_modules=TRANSACTIONAL_ENDPOINTS,UNMANAGED_EXTENSIONS,BROWSER,QUERY_API_ENDPOINTS",
         ]
+        if s.browser_guide:  # Browser fetches graphmem's style and guide from the API after login
+            lines += BrowserLinks.from_settings(s).neo4j_conf_lines()
         conf.write_text("\n".join(lines) + "\n", encoding="utf-8")
         return conf
 

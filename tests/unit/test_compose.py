@@ -454,3 +454,18 @@ def test_the_image_runs_the_same_command_as_compose(
     cmd = [_exec_form_or_words(args) for kw, args in dockerfile if kw == "CMD"]
     assert cmd, "the Dockerfile has no CMD"
     assert cmd[-1] == command_words(services["graphmem"])
+
+
+def test_neo4j_container_gets_the_managed_servers_browser_settings(
+    services: dict[str, dict[str, Any]], tmp_path: Path
+) -> None:
+    """Browser in Docker loads graphmem's style and guide from the published API port, as the local server does."""
+    from graphmem.neo4j_local.manager import LocalNeo4j
+
+    port = _published_ports(services["graphmem"])[0][1]
+    conf = LocalNeo4j(Settings(cache_dir=tmp_path, api_port=port)).write_config().read_text()
+    managed = dict(line.split("=", 1) for line in conf.splitlines() if line.startswith("browser."))
+    assert set(managed) == {"browser.remote_content_hostname_whitelist", "browser.post_connect_cmd"}
+    env = _environment(services["neo4j"])
+    in_container = {_docker_setting_name(k): v for k, v in env.items() if k.startswith("NEO4J_browser_")}
+    assert in_container == managed
