@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 ./scripts/browser-setup.sh   # Debian's chromium + chromedriver for the GraphiQL browser test
+./scripts/graphiti-setup.sh  # graphiti-core in .graphiti-venv, for the Graphiti import test (cached)
 if [ -z "${GRAPHMEM_LLM_BASE_URL:-}" ]; then
   ./scripts/llm-server.sh setup   # first time: builds llama-cpp-python (11-35 min); then cached
 fi

@@ -71,3 +71,42 @@ def import_jsonl(path: str, namespace: str | None, batch: int, no_dedupe: bool) 
                     click.echo(report.line())
 
     asyncio.run(run())
+
+
+@import_.command("graphiti")
+@click.option("--uri", required=True, help="Bolt URI of the Neo4j that holds the Graphiti graph (read only).")
+@click.option("--user", default="neo4j", show_default=True)
+@click.option("--password", default="", envvar="GRAPHITI_NEO4J_PASSWORD", help="Or GRAPHITI_NEO4J_PASSWORD.")
+@click.option("--database", default="neo4j", show_default=True)
+@click.option("--group-id", "group_ids", multiple=True, help="Only these Graphiti group ids; default all.")
+@click.option("--namespace-prefix", default="graphiti-", show_default=True, help="Namespace = prefix + group id.")
+@click.option("--batch", default=500, show_default=True, help="Memories per write transaction.")
+def import_graphiti(uri: str, user: str, password: str, database: str, group_ids: tuple[str, ...],
+                    namespace_prefix: str, batch: int) -> None:
+    """Import a Graphiti graph: each group id -> a namespace; episodes -> turns of one task and episodic memories,
+    RELATES_TO facts -> semantic memories ABOUT their entities and DERIVED_FROM their episodes (invalidated or
+    expired ones superseded, validity kept), entity summaries -> semantic memories. Idempotent."""
+    from tqdm import tqdm
+
+    from graphmem.importers.graphiti import namespaces_for, plan_graphiti
+    from graphmem.importers.graphiti_run import GraphitiSource, plan_units, run_graphiti_plan
+    from graphmem.service.factory import open_service
+
+    settings = Settings()
+
+    async def run() -> None:
+        async with GraphitiSource.connect(settings, uri=uri, user=user, password=password, database=database,
+                                          page=max(batch, 100)) as source:
+            groups = await source.groups(group_ids or None)
+            mapping = namespaces_for([g.group_id for g in groups], namespace_prefix)
+            for g in groups:
+                click.echo(f"group {g.group_id or '(default)'!r} -> namespace {mapping[g.group_id]} "
+                           f"({g.episodes} episodes, {g.facts} facts, {g.entities} entities)")
+            plans = [plan_graphiti(await source.group(g.group_id), mapping[g.group_id]) for g in groups]
+        async with open_service(settings) as service:
+            with tqdm(total=sum(plan_units(p) for p in plans), unit="item", desc="import graphiti") as bar:
+                reports = [await run_graphiti_plan(service, p, batch_size=batch, progress=bar.update) for p in plans]
+        for report in reports:
+            click.echo(report.line())
+
+    asyncio.run(run())

@@ -1,0 +1,10 @@
+// Target: every entity of an imported Graphiti group, by its normalised name: MERGEd (so an entity that no
+// imported memory is about still arrives), with graphiti's type label as its kind where graphmem knows none.
+// Entities are not signed. Parameters: $namespace, $rows ({name, kind (or null), at}). Returns: name, created.
+UNWIND $rows AS row
+MERGE (e:Entity {namespace: $namespace, name: row.name})
+ON CREATE SET e.kind = coalesce(row.kind, 'unknown'), e.created_at = row.at, e._new = true
+WITH e, row, coalesce(e._new, false) AS created
+SET e.kind = CASE WHEN e.kind = 'unknown' AND row.kind IS NOT NULL THEN row.kind ELSE e.kind END
+REMOVE e._new
+RETURN e.name AS name, created

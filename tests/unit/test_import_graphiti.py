@@ -1,0 +1,74 @@
+"""The Graphiti import plan (pure): namespaces, the mapping of episodes, facts and entities, supersession."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from graphmem.errors import ValidationError
+from graphmem.importers.graphiti import (
+    GraphitiEntity,
+    GraphitiEpisode,
+    GraphitiFact,
+    GraphitiGroup,
+    graphiti_namespace,
+    namespaces_for,
+    plan_graphiti,
+    replacement_of,
+)
+from graphmem.models import MemoryKind
+
+T1, T2 = datetime(2024, 1, 1, tzinfo=UTC), datetime(2024, 6, 1, tzinfo=UTC)
+
+
+def group() -> GraphitiGroup:
+    ents = (GraphitiEntity("a", "Alice", "Alice is an engineer.", ("Person",)), GraphitiEntity("c", "Acme Corp"),
+            GraphitiEntity("g", "Globex"), GraphitiEntity("z", "Zed"))
+    eps = (GraphitiEpisode("e2", "two", "Alice moved to Globex.", "message", "chat", T2, None, ("a", "g")),
+           GraphitiEpisode("e1", "one", "Alice joined Acme Corp.", "message", "chat", T1, None, ("a", "c")))
+    facts = (GraphitiFact("f1", "WORKS_AT", "Alice works at Acme Corp.", "a", "c", ("e1",), T1, T2, T2),
+             GraphitiFact("f2", "WORKS_AT", "Alice works at Globex.", "a", "g", ("e2",), T2),
+             GraphitiFact("f3", "KNOWS", "Alice knows a ghost.", "a", "missing", ()))
+    return GraphitiGroup("Team A", eps, ents, facts)
+
+
+def test_namespaces_are_sanitised_and_collisions_refused() -> None:
+    assert graphiti_namespace("Team A") == "graphiti-team-a"
+    assert graphiti_namespace("") == "graphiti-default"
+    assert graphiti_namespace("x", prefix="") == "x"
+    with pytest.raises(ValidationError):
+        namespaces_for(["Team A", "team-a"])
+
+
+def test_plan_maps_episodes_facts_summaries_and_supersession() -> None:
+    gp = plan_graphiti(group(), "ns")
+    plan = gp.plan
+    assert [t.content for t in plan.turns] == ["Alice joined Acme Corp.", "Alice moved to Globex."]  # time order
+    assert [t.seq for t in plan.turns] == [0, 1]
+    kinds = [m.kind for m in plan.memories]
+    assert kinds.count(MemoryKind.EPISODIC) == 2
+    facts = [m for m in plan.memories if m.source == "graphiti:fact"]
+    assert [f.content for f in facts] == ["Alice works at Acme Corp.", "Alice works at Globex."]
+    old = facts[0]
+    assert old.valid_from == T1
+    assert old.valid_until == T2
+    assert old.entities == ("alice", "acme corp")
+    episode_of_e1 = next(m.id for m in plan.memories if m.metadata.get("graphiti_uuid") == "e1")
+    assert old.derived_from == (episode_of_e1,)
+    assert gp.skipped["facts_unknown_entity"] == 1
+    assert [s.old for s in gp.supersessions] == [old.id]
+    assert gp.supersessions[0].new == facts[1].id
+    summaries = [m for m in plan.memories if m.source == "graphiti:entity-summary"]
+    assert [m.entities for m in summaries] == [("alice",)]
+    assert dict(gp.entity_rows) == {"alice": "person", "acme corp": None, "globex": None, "zed": None}
+    assert plan_graphiti(group(), "ns") == gp  # deterministic ids
+
+
+def test_replacement_needs_exactly_one_fit() -> None:
+    old = GraphitiFact("o", "R", "x", "a", "b", (), T1, T2)
+    one = GraphitiFact("n", "R", "y", "a", "c", (), T2)
+    other = GraphitiFact("m", "R", "z", "b", "d", (), T2)
+    assert replacement_of(old, [old, one]) == one
+    assert replacement_of(old, [old, one, other]) is None
+    assert replacement_of(GraphitiFact("p", "R", "x", "a", "b", (), T1, None, T2), [one]) is None
