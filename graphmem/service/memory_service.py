@@ -165,6 +165,7 @@ class MemoryService(IdempotentWriter):
             drafts, vectors, existing_ids=existing, hash_hits=hash_hits, vector_hits=vector_hits,
             threshold=self.threshold, dedupe=dedupe, alpha=self.settings.dedupe_alpha, now=now,
             guard=self.settings.dedupe_guard, quarantine=self._screen(drafts, wanted),
+            working_ttl=self.settings.working_ttl,
         )
         await self._construct(plan, drafts, now)
         return plan
@@ -282,6 +283,7 @@ class MemoryService(IdempotentWriter):
         return int(json.loads(stored))
 
     async def unrelate(self, namespace: str, source_id: str, target_id: str, type_: str) -> bool:
+        check_namespace_arg(namespace)  # else a namespace over Neo4j's index key limit fails in the version bump
         rel = Relation(source_id=source_id, target_id=target_id, type=type_)  # type: ignore[arg-type]
         (rows,) = await self._write(namespace, [Step("relation/unrelate", {
             "source_id": rel.source_id, "target_id": rel.target_id, "type": rel.type.value, "namespace": namespace})])
@@ -331,7 +333,9 @@ class MemoryService(IdempotentWriter):
         return await self._set_status(namespace, ids, live, MemoryStatus.DELETED)
 
     async def restore_memories(self, namespace: str, ids: Sequence[str]) -> list[str]:
-        return await self._set_status(namespace, ids, [MemoryStatus.DELETED], MemoryStatus.ACTIVE)
+        """Deleted (not yet purged) and archived memories become active again."""
+        return await self._set_status(namespace, ids, [MemoryStatus.DELETED, MemoryStatus.ARCHIVED],
+                                      MemoryStatus.ACTIVE)
 
     async def release_memories(self, namespace: str, ids: Sequence[str]) -> list[str]:
         """Make quarantined memories active (an admin's judgement that the screen was wrong)."""

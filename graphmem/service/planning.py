@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 
-from graphmem.models import Memory, MemoryDraft, MemoryStatus, WriteAction, WriteResult, new_id
+from graphmem.models import Memory, MemoryDraft, MemoryKind, MemoryStatus, WriteAction, WriteResult, new_id
 from graphmem.service.dedupe import same_details
 
 
@@ -78,6 +78,7 @@ def plan_batch(
     now: datetime,
     guard: bool = True,
     quarantine: Mapping[int, str] | None = None,
+    working_ttl: timedelta | None = None,
 ) -> WritePlan:
     """Decide, for each draft, whether it creates a memory, strengthens one, or already exists.
 
@@ -86,6 +87,8 @@ def plan_batch(
     repeats. With ``guard``, a near duplicate must also pass the key-detail check (``dedupe.same_details``).
     ``quarantine`` (draft index -> the screen's reason): those are created ``quarantined``, never merged into an
     active memory (a repeat of a true memory with an instruction appended must not reinforce it).
+    ``working_ttl``: a working memory created without ``expires_at`` expires this long after ``now`` (the life
+    cycle's default, ``Settings.working_ttl``); an ``expires_at`` given is kept.
     """
     quarantine = quarantine or {}
     plan = WritePlan()
@@ -112,7 +115,8 @@ def plan_batch(
             memory = Memory(
                 id=memory_id, namespace=draft.namespace, kind=draft.kind, content=draft.content,
                 confidence=draft.confidence, importance=draft.importance, created_at=created, updated_at=now,
-                valid_from=draft.valid_from or created, valid_until=draft.valid_until, expires_at=draft.expires_at,
+                valid_from=draft.valid_from or created, valid_until=draft.valid_until,
+                expires_at=_expiry(draft, now, working_ttl),
                 tags=draft.tags, source=draft.source, sources=(draft.source,) if draft.source else (),
                 content_hash=content_hash(draft.content),
                 status=MemoryStatus.QUARANTINED if reason else MemoryStatus.ACTIVE,
@@ -133,6 +137,12 @@ def plan_batch(
             plan.task_rows.append({"memory_id": memory_id, "namespace": draft.namespace, "task_id": draft.task_id,
                                    "at": now})
     return plan
+
+
+def _expiry(draft: MemoryDraft, now: datetime, working_ttl: timedelta | None) -> datetime | None:
+    if draft.expires_at is not None or draft.kind is not MemoryKind.WORKING or working_ttl is None:
+        return draft.expires_at
+    return now + working_ttl
 
 
 def _duplicate_of(

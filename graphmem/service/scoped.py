@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
+from graphmem.consolidation import ConsolidationReport, Consolidator
 from graphmem.errors import GraphmemError, NotFoundError, ValidationError
 from graphmem.models import (
     BatchResult,
@@ -47,10 +48,12 @@ class Access(Protocol):
 
 class ScopedService:
     def __init__(self, access: Access, memory: MemoryService, retrieval: RetrievalService,
-                 browse: BrowseService, *, shared_namespace: str, reflection: ReflectionService | None = None) -> None:
+                 browse: BrowseService, *, shared_namespace: str, reflection: ReflectionService | None = None,
+                 consolidator: Consolidator | None = None) -> None:
         self.access = access
         self.memory = memory
         self.reflection = reflection or ReflectionService(memory, None)
+        self.consolidator = consolidator or Consolidator(memory, memory.settings, self.reflection.llm)
         self.retrieval = retrieval
         self.browse = browse
         self.shared = shared_namespace
@@ -116,6 +119,12 @@ class ScopedService:
         """Quarantined memories made active: admins only (the screen flagged them as aimed at the agent)."""
         self.access.require_admin()
         return await self.memory.release_memories(namespace, ids)
+
+    async def consolidate(self, namespace: str, *, dry_run: bool = False) -> ConsolidationReport:
+        """Merge the namespace's memories that say the same thing: admins only (it archives memories that other
+        tokens wrote, in a namespace of any tenant)."""
+        self.access.require_admin()
+        return await self.consolidator.run(namespace, dry_run=dry_run)
 
     async def relate(self, namespace: str, relations: Sequence[Relation], request_id: str | None = None) -> int:
         self.access.require_write(namespace)

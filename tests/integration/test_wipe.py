@@ -1,4 +1,5 @@
-"""Wiping a namespace removes everything of it, its dedupe lock nodes included, and nothing of another."""
+"""Wiping a namespace removes everything of it, its dedupe lock nodes and maintenance jobs included, and nothing of
+another."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from pathlib import Path
 
 from graphmem.config import Settings
 from graphmem.embed import Embedder
-from graphmem.models import MemoryDraft, MemoryKind
+from graphmem.lifecycle.worker import ensure_jobs, job_state
+from graphmem.models import MemoryDraft, MemoryKind, utcnow
 from graphmem.service import MemoryService
 from graphmem.store import Store
 
@@ -34,5 +36,18 @@ async def test_wipe_removes_the_namespaces_lock_nodes_only(store: Store, embedde
         assert await locks(store, namespace) == 0
         assert await locks(store, other) > 0
         assert len(await store.list_memories(other)) == 5
+    finally:
+        await store.wipe_namespace(other)
+
+
+async def test_wipe_removes_the_namespaces_maintenance_jobs_only(store: Store, namespace: str) -> None:
+    other = f"t-{uuid.uuid4().hex[:12]}"
+    rows = [{"namespace": ns, "job": job} for ns in (namespace, other) for job in ("consolidate", "lifecycle")]
+    await ensure_jobs(store, rows, now=utcnow())
+    assert len(await job_state(store, [namespace, other])) == 4
+    try:
+        await store.wipe_namespace(namespace)
+        assert await job_state(store, [namespace]) == []
+        assert [j["job"] for j in await job_state(store, [other])] == ["consolidate", "lifecycle"]
     finally:
         await store.wipe_namespace(other)
