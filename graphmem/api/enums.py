@@ -3,7 +3,7 @@
 import strawberry
 
 from graphmem.models import MemoryKind, MemoryStatus, RelationType, Role, WriteAction
-from graphmem.retrieval.types import Channel, Fusion, RerankMode
+from graphmem.retrieval.types import Channel, ExpansionMode, Fusion, RerankMode
 
 # Registering the domain enums with strawberry makes them GraphQL enums under their own names.
 strawberry.enum(MemoryKind, description="working | episodic | semantic | lesson")
@@ -14,3 +14,5 @@ strawberry.enum(WriteAction)
 strawberry.enum(RerankMode)
 strawberry.enum(Channel)
 strawberry.enum(Fusion)
+strawberry.enum(ExpansionMode, description="How the relation expansion scores what it reached: spreading "
+                "activation (default) or personalised PageRank over the local subgraph.")

@@ -24,6 +24,7 @@ LOG_FIELDS = ("path", "method", "status", "ms", "principal", "code", "operation"
 
 
 if TYPE_CHECKING:
+    from graphmem.consolidation import ConsolidationReport
     from graphmem.reflection import ReflectionReport
 
 
@@ -54,9 +55,45 @@ class Metrics:
         self.integrity_failures = Counter("graphmem_integrity_failures_total",
                                           "Memories whose signature failed when read, by verdict", ["verdict"],
                                           registry=self.registry)
+        self.consolidation_clusters = Counter("graphmem_consolidation_clusters_total",
+                                              "Clusters of same-saying memories found by consolidation runs (not dry "
+                                              "runs), by outcome (merged, skipped, failed)", ["outcome"],
+                                              registry=self.registry)
+        self.consolidation_merges = Counter("graphmem_consolidation_merges_total",
+                                            "Clusters merged into one memory, by survivor (kept: the best-supported "
+                                            "member; llm: a new memory with the LLM's text)", ["survivor"],
+                                            registry=self.registry)
+        self.consolidation_archived = Counter("graphmem_consolidation_archived_total",
+                                              "Memories archived into their cluster's survivor (MERGED_INTO)",
+                                              registry=self.registry)
+        self.consolidation_llm_calls = Counter("graphmem_consolidation_llm_calls_total",
+                                               "LLM calls made by consolidation (repair retries included)",
+                                               registry=self.registry)
+        self.maintenance_runs = Counter("graphmem_maintenance_runs_total",
+                                        "Maintenance job runs (graphmem.lifecycle.worker) by job and outcome (ok, "
+                                        "error)", ["job", "outcome"], registry=self.registry)
+        self.maintenance_items = Counter("graphmem_maintenance_items_total",
+                                         "What maintenance jobs changed, by job and item (lifecycle: expired, "
+                                         "archived, purged, entities)", ["job", "item"], registry=self.registry)
 
     def observe_integrity_failure(self, namespace: str, memory_id: str, verdict: Verdict) -> None:
         self.integrity_failures.labels(verdict=verdict.value).inc()
+
+    def observe_maintenance(self, job: str, outcome: str, counts: Mapping[str, int]) -> None:
+        """One run of a maintenance job (the worker's observer); the item labels are the job's own count names."""
+        self.maintenance_runs.labels(job=job, outcome=outcome).inc()
+        for item, n in counts.items():
+            if n > 0:
+                self.maintenance_items.labels(job=job, item=item).inc(n)
+
+    def observe_consolidation(self, report: ConsolidationReport) -> None:
+        """One consolidation run that wrote (the Consolidator's observer)."""
+        for plan in report.plans:
+            self.consolidation_clusters.labels(outcome=plan.outcome.value).inc()
+            if plan.outcome.value == "merged":
+                self.consolidation_merges.labels(survivor=plan.merged_by.value).inc()
+        self.consolidation_archived.inc(report.archived)
+        self.consolidation_llm_calls.inc(report.llm_calls)
 
     def observe_reflection(self, outcome: str, report: ReflectionReport | None) -> None:
         self.reflections.labels(outcome=outcome).inc()

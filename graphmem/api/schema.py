@@ -10,6 +10,7 @@ import strawberry
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
 from strawberry.types import ExecutionContext, get_object_definition
 
+from graphmem.api.consolidation_types import Report as ConsolidationPayload
 from graphmem.api.context import Context
 from graphmem.api.errors import ErrorCodes, log_unexpected
 from graphmem.api.observability import OperationMetrics
@@ -40,7 +41,7 @@ from graphmem.models import (
     new_id,
 )
 from graphmem.models import Task as TaskModel
-from graphmem.retrieval.types import Channel, Fusion, RerankMode
+from graphmem.retrieval.types import Channel, ExpansionMode, Fusion, RerankMode
 from graphmem.service import parse_items
 from graphql import GraphQLError
 
@@ -61,11 +62,14 @@ class Query:
         consensus: Annotated[bool, strawberry.argument(description=(
             "Demote results that disagree with the majority of the results about their subject (a poisoning "
             "defence; scoreParts.dissent says why)."))] = False,
+        expansion_mode: Annotated[ExpansionMode, strawberry.argument(description=(
+            "How the expansion scores what it reached: SPREADING (default) or PPR, personalised PageRank over the "
+            "local subgraph around the direct hits (statement by statement: slower)."))] = ExpansionMode.SPREADING,
     ) -> SearchPayload:
         options: dict[str, object] = {
             "k": k, "hops": hops, "rerank": rerank, "fusion": fusion, "as_of": as_of,
             "created_after": created_after, "created_before": created_before, "consensus": consensus,
-            "kinds": tuple(kinds) if kinds else None,
+            "kinds": tuple(kinds) if kinds else None, "expansion_mode": expansion_mode,
         }
         if channels:
             options["channels"] = tuple(channels)
@@ -139,6 +143,13 @@ class Mutation:
                                      "active. Returns the ids changed.")
     async def release_memories(self, info: Info, namespace: str, ids: list[strawberry.ID]) -> list[str]:
         return await info.context.service.release_memories(namespace, [str(i) for i in ids])
+
+    @strawberry.mutation(description="Admins: merge the namespace's memories that say the same thing (consolidation): "
+                                     "each cluster into its best-supported member, or with an LLM configured into a "
+                                     "new memory with the merged text; the others archived with MERGED_INTO, never "
+                                     "deleted. One transaction per cluster. dryRun: plan only, write nothing.")
+    async def consolidate(self, info: Info, namespace: str, dry_run: bool = False) -> ConsolidationPayload:
+        return ConsolidationPayload.from_domain(await info.context.service.consolidate(namespace, dry_run=dry_run))
 
     @strawberry.mutation(description="Create or update typed, weighted edges. Returns how many were written.")
     async def relate(self, info: Info, namespace: str, relations: list[RelationInput],

@@ -69,6 +69,13 @@ class Memory:
         return [Edge(source_id=r["source_id"], target_id=r["target_id"], type=r["type"], weight=r["weight"],
                      confidence=r["confidence"]) for r in rows]
 
+    @strawberry.field(description="The memory this one was merged into by consolidation (its MERGED_INTO edge): "
+                                  "read that one instead; null when it was not merged.")
+    async def merged_into(self, info: strawberry.Info[Context, None]) -> str | None:
+        rows = await info.context.loaders.relations.load((self.namespace, str(self.id)))
+        return next((r["target_id"] for r in rows if r["type"] == "MERGED_INTO" and r["source_id"] == str(self.id)),
+                    None)
+
     @classmethod
     def from_domain(cls, m: models.Memory) -> Memory:
         return cls(

@@ -14,12 +14,15 @@ import click
 import pydantic
 
 from graphmem import __version__
+from graphmem.cli.browser import browser
+from graphmem.cli.consolidate import consolidate
 from graphmem.cli.db import db
 from graphmem.cli.errors import EXIT_ERROR, USAGE, CommandError, error_line
 from graphmem.cli.evaluation import eval_
 from graphmem.cli.export import export
 from graphmem.cli.importing import import_
 from graphmem.cli.integrity import integrity
+from graphmem.cli.lifecycle import lifecycle
 from graphmem.cli.mcp import mcp
 from graphmem.cli.neo4j_server import neo4j
 from graphmem.cli.reflect import reflect
@@ -35,7 +38,8 @@ def cli() -> None:
     """graphmem: graph memory for LLM agents."""
 
 
-for _command in (neo4j, serve, db, import_, eval_, token, schema, reflect, mcp, integrity, export):
+for _command in (neo4j, serve, db, import_, eval_, token, schema, reflect, mcp, integrity, lifecycle, export,
+                 consolidate, browser):
     cli.add_command(_command)
 
 

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.models import MAX_CONTENT_CHARS, MemoryKind, RelationType, Role
-from graphmem.retrieval.types import Channel, Fusion, RerankMode
+from graphmem.retrieval.types import Channel, ExpansionMode, Fusion, RerankMode
 
 MAX_BATCH = 100
 """Memories, ids or relations one call may carry."""
@@ -77,6 +77,9 @@ class SearchArgs(Args):
         description="Namespaces to search; default: every one your token reads, plus the shared one.")
     k: int = Field(default=8, ge=1, le=MAX_K, description="How many results.")
     hops: int = Field(default=1, ge=0, le=3, description="How far to follow edges from the direct hits (0: none).")
+    expansion_mode: ExpansionMode = Field(
+        default=ExpansionMode.SPREADING, description="How following the edges scores what it reached: spreading "
+                                                     "activation, or ppr (personalised PageRank; slower).")
     kinds: list[MemoryKind] | None = Field(default=None, max_length=4)
     rerank: RerankMode = RerankMode.FORMULA
     fusion: Fusion = Fusion.RRF
@@ -174,3 +177,10 @@ class ReflectArgs(Args):
 
 class StatsArgs(Args):
     namespace: NamespaceArg
+
+
+class ConsolidateArgs(Args):
+    namespace: str = Field(min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9_.-]{0,63}$",
+                           description="The namespace to consolidate (admin tokens name it).")
+    dry_run: bool = Field(default=False, description="Only find the clusters and say what would be merged: nothing "
+                                                     "is written and no LLM is asked.")

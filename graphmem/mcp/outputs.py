@@ -11,6 +11,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem import models
+from graphmem.consolidation import ConsolidationReport
 from graphmem.reflection import ReflectionReport
 from graphmem.reflection.service import WrittenMemory
 from graphmem.retrieval import types as rtypes
@@ -258,3 +259,38 @@ class Stats(Out):
     @classmethod
     def of(cls, s: browse.Stats) -> Stats:
         return cls(namespace=s.namespace, memories=dict(s.memories), edges=dict(s.edges), nodes=dict(s.nodes))
+
+
+class ConsolidatedCluster(Out):
+    kind: str
+    members: list[str] = Field(description="Ids of the memories that say the same thing, best-supported first.")
+    survivor_id: str = Field(description="The memory that remains (the kept member, or a new merged memory).")
+    merged_by: str = Field(description="kept | llm")
+    text: str = Field(description="The survivor's content.")
+    reason: str
+    archived: list[str] = Field(description="Members archived into the survivor (or that would be, in a dry run).")
+    outcome: str = Field(description="planned (dry run) | merged | skipped (changed since planned) | failed")
+    error: str | None
+
+
+class Consolidation(Out):
+    namespace: str
+    dry_run: bool
+    candidates: int
+    clusters: list[ConsolidatedCluster]
+    merged: int
+    archived: int
+    skipped: int
+    failed: int
+    llm_calls: int
+    llm_fallbacks: int = Field(description="Clusters whose LLM answer was unusable (their best member was kept).")
+    seconds: float
+
+    @classmethod
+    def of(cls, r: ConsolidationReport) -> Consolidation:
+        return cls(namespace=r.namespace, dry_run=r.dry_run, candidates=r.candidates, clusters=[
+            ConsolidatedCluster(kind=c.kind.value, members=list(c.member_ids), survivor_id=c.survivor_id,
+                                merged_by=c.merged_by.value, text=c.text, reason=c.reason, archived=list(c.archived),
+                                outcome=c.outcome.value, error=c.error) for c in r.plans],
+            merged=r.merged, archived=r.archived, skipped=r.skipped, failed=r.failed, llm_calls=r.llm_calls,
+            llm_fallbacks=r.llm_fallbacks, seconds=r.seconds)

@@ -59,7 +59,8 @@ class Caller:
     def service(self) -> ScopedService:
         s = self.state
         return ScopedService(self.principal, s.memory, s.retrieval, s.browse,
-                             shared_namespace=s.settings.shared_namespace, reflection=s.reflection)
+                             shared_namespace=s.settings.shared_namespace, reflection=s.reflection,
+                             consolidator=s.consolidator)
 
     def admit(self) -> None:
         """Spend one request of the caller's rate limit (RateLimitedError when none is left)."""

@@ -71,7 +71,7 @@ async def write(s: ScopedService, p: Principal, a: i.WriteArgs) -> o.WriteResult
 async def search(s: ScopedService, p: Principal, a: i.SearchArgs) -> o.SearchResult:
     options: dict[str, Any] = {"k": a.k, "hops": a.hops, "rerank": a.rerank, "fusion": a.fusion, "as_of": a.as_of,
                                "created_after": a.created_after, "created_before": a.created_before,
-                               "consensus": a.consensus,
+                               "consensus": a.consensus, "expansion_mode": a.expansion_mode,
                                "kinds": tuple(a.kinds) if a.kinds else None}
     if a.channels:
         options["channels"] = tuple(a.channels)
@@ -142,6 +142,10 @@ async def stats(s: ScopedService, p: Principal, a: i.StatsArgs) -> o.Stats:
     return o.Stats.of(await s.stats(namespace_of(p, a.namespace)))
 
 
+async def consolidate(s: ScopedService, p: Principal, a: i.ConsolidateArgs) -> o.Consolidation:
+    return o.Consolidation.of(await s.consolidate(a.namespace, dry_run=a.dry_run))
+
+
 NS_NOTE = " The namespace may be left out when your token writes exactly one namespace."
 
 TOOLS: tuple[ToolSpec[Any, Any], ...] = (
@@ -195,5 +199,11 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
     ToolSpec("memory_stats", "Memory statistics", (
         "Counts of a namespace: memories by kind and status, edges by type, nodes by label." + NS_NOTE),
         i.StatsArgs, o.Stats, stats, read_only=True, destructive=False, idempotent=True),
+    ToolSpec("memory_consolidate", "Consolidate memories", (
+        "Admin tokens only: merge the memories of a namespace that say the same thing (near-identical meaning and "
+        "the same names, numbers and dates) into one each; the others are archived (hidden from search, kept with "
+        "a MERGED_INTO link), never deleted. Run with dry_run first to see the clusters. Running it again changes "
+        "nothing."),
+        i.ConsolidateArgs, o.Consolidation, consolidate, read_only=False, destructive=True, idempotent=True),
 )
 BY_NAME: dict[str, ToolSpec[Any, Any]] = {t.name: t for t in TOOLS}

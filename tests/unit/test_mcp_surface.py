@@ -33,9 +33,10 @@ ANNOTATIONS = {
     "task_end": (False, False, False),
     "memory_reflect": (False, False, True),
     "memory_stats": (True, False, True),
+    "memory_consolidate": (False, True, True),
 }
 ARGUMENTS = {
-    "memory_search": {"query", "namespaces", "k", "hops", "kinds", "rerank", "fusion", "channels",
+    "memory_search": {"query", "namespaces", "k", "hops", "expansion_mode", "kinds", "rerank", "fusion", "channels",
                       "include_superseded", "as_of", "created_after", "created_before", "consensus", "detail"},
     "memory_write": {"namespace", "memories", "request_id", "dedupe"},
     "memory_get": {"id", "namespace"},
@@ -49,11 +50,12 @@ ARGUMENTS = {
     "task_end": {"namespace", "task_id", "outcome", "reflect"},
     "memory_reflect": {"namespace", "task_id", "force"},
     "memory_stats": {"namespace"},
+    "memory_consolidate": {"namespace", "dry_run"},
 }
 REQUIRED = {"memory_search": ["query"], "memory_write": ["memories"], "memory_get": ["id"],
             "memory_update": ["id"], "memory_delete": ["ids"], "memory_restore": ["ids"],
             "memory_relate": ["relations"], "memory_neighborhood": ["id"], "task_log": ["task_id", "turns"],
-            "task_end": ["task_id"], "memory_reflect": ["task_id"]}
+            "task_end": ["task_id"], "memory_reflect": ["task_id"], "memory_consolidate": ["namespace"]}
 
 
 def test_the_tool_list_and_annotations_are_pinned() -> None:
