@@ -24,9 +24,12 @@ def eval_() -> None:
 @click.option("--sessions", type=click.IntRange(min=1), default=None,
               help="Cut each sample to its first N sessions (own namespace; quick runs).")
 @click.option("--reimport", is_flag=True, help="Run the (idempotent) import even when the namespace is complete.")
-@click.option("--corpus", type=click.Choice(["turns+facts", "turns"]), default="turns+facts", show_default=True,
+@click.option("--corpus", type=click.Choice(["turns+facts", "turns", "turns+reflection"]), default="turns+facts",
+              show_default=True,
               help="turns: the dialog turns only (what an agent has before reflection; own namespace); "
-                   "turns+facts: LoCoMo's observations too.")
+                   "turns+facts: LoCoMo's observations too; turns+reflection: the turns, then graphmem's own "
+                   "reflection once per session (needs GRAPHMEM_LLM_BASE_URL; sessions reflected before are "
+                   "skipped; own namespace).")
 @click.option("--passes", type=click.IntRange(min=1), default=1, show_default=True,
               help="Ask the questions this many times in order, access counts kept (as the API records them); "
                    "later passes are reported beside the first.")
@@ -42,9 +45,11 @@ def eval_locomo(data: str, samples: tuple[str, ...], modes: str, sessions: int |
     from tqdm import tqdm
 
     from graphmem.eval.locomo import count_searches, evaluate, llm_configured, split_modes
+    from graphmem.eval.reflection import require_llm
     from graphmem.eval.report import render
 
     settings = Settings()
+    require_llm(corpus, configured=llm_configured(settings))
     wanted = [m.strip() for m in modes.split(",") if m.strip()]
     runnable, _ = split_modes(wanted, llm_configured=llm_configured(settings))
     total = count_searches(data, samples or None, runnable, sessions, passes)

@@ -2,7 +2,8 @@
 
 ``turns`` is what a real agent has before any reflection: one episodic memory per dialog turn. ``turns+facts``
 adds LoCoMo's observations, semantic memories derived from the turns their evidence names (what reflection would
-distil), so a hit on a fact reaches its source turns.
+distil), so a hit on a fact reaches its source turns. ``turns+reflection`` imports the turns only, then graphmem's
+own reflection writes the facts (``graphmem.eval.reflection``: the configured LLM, once per session).
 """
 
 from __future__ import annotations
@@ -10,11 +11,11 @@ from __future__ import annotations
 import dataclasses
 
 from graphmem.errors import ValidationError
-from graphmem.importers.locomo import LocomoSample, plan_locomo
+from graphmem.importers.locomo import LocomoSample, locomo_namespace, plan_locomo
 from graphmem.importers.plan import ImportPlan
 from graphmem.models import MemoryKind, check_namespace
 
-CORPORA = ("turns+facts", "turns")
+CORPORA = ("turns+facts", "turns", "turns+reflection")
 DEFAULT_CORPUS = "turns+facts"
 
 
@@ -24,19 +25,31 @@ def check_corpus(corpus: str) -> str:
     return corpus
 
 
+def eval_namespace(sample_id: str, sessions: int | None = None) -> str:
+    """``locomo-<sample>``; a sample cut to its first N sessions gets its own ``locomo-<sample>-first<N>``."""
+    base = locomo_namespace(sample_id)
+    if sessions is None:
+        return base
+    suffix = f"-first{sessions}"
+    return check_namespace(base[: 64 - len(suffix)] + suffix)
+
+
 def corpus_namespace(base: str, corpus: str, tag: str | None = None) -> str:
-    """``base`` for ``turns+facts`` (the namespace earlier reports used), ``base-turns`` for turns only; a graph
-    ``tag`` (an ablation's construction) adds ``-<tag>``."""
-    suffix = ("" if check_corpus(corpus) == DEFAULT_CORPUS else "-turns") + (f"-{tag}" if tag else "")
+    """``base`` for ``turns+facts`` (the namespace earlier reports used), ``base-turns`` for turns only,
+    ``base-reflection`` for turns and graphmem's reflection; a graph ``tag`` (an ablation's construction) adds
+    ``-<tag>``."""
+    own = {DEFAULT_CORPUS: "", "turns": "-turns", "turns+reflection": "-reflection"}
+    suffix = own[check_corpus(corpus)] + (f"-{tag}" if tag else "")
     return check_namespace(base[: 64 - len(suffix)] + suffix) if suffix else base
 
 
 def corpus_plan(sample: LocomoSample, namespace: str, corpus: str) -> ImportPlan:
-    """The sample's import plan into ``namespace``, without its facts for the ``turns`` corpus."""
+    """The sample's import plan into ``namespace``, without its facts for the ``turns`` and ``turns+reflection``
+    corpora (the reflection's facts are written after the import)."""
     plan = plan_locomo(sample, namespace=namespace)
-    if check_corpus(corpus) == "turns":
+    if check_corpus(corpus) != DEFAULT_CORPUS:
         plan = dataclasses.replace(plan, memories=tuple(m for m in plan.memories if m.kind is MemoryKind.EPISODIC))
     return plan
 
 
-__all__ = ["CORPORA", "DEFAULT_CORPUS", "check_corpus", "corpus_namespace", "corpus_plan"]
+__all__ = ["CORPORA", "DEFAULT_CORPUS", "check_corpus", "corpus_namespace", "corpus_plan", "eval_namespace"]

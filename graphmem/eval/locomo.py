@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import ValidationError
-from graphmem.eval.corpus import DEFAULT_CORPUS, corpus_namespace, corpus_plan
+from graphmem.eval.corpus import DEFAULT_CORPUS, corpus_namespace, corpus_plan, eval_namespace
 from graphmem.eval.metrics import QuestionScore, Reach, by_category, latency_summary, score_question, split_known
-from graphmem.importers.locomo import LocomoSample, load_locomo, locomo_namespace
+from graphmem.eval.reflection import AfterImport, reflection_hook, reflects, require_llm
+from graphmem.importers.locomo import LocomoSample, load_locomo
 from graphmem.importers.plan import ImportPlan
 from graphmem.importers.runner import run_plan
-from graphmem.models import MemoryKind, check_namespace
+from graphmem.models import MemoryKind
 from graphmem.retrieval.formula import FormulaWeights
 from graphmem.retrieval.types import Channel, RerankMode, SearchOptions, SearchResponse
 from graphmem.service import MemoryService
@@ -89,15 +90,6 @@ def restrict_sample(sample: LocomoSample, sessions: int) -> LocomoSample:
     known = {t.dia_id for s in kept for t in s.turns}
     questions = tuple(q for q in sample.questions if q.evidence and all(e in known for e in q.evidence))
     return dataclasses.replace(sample, sessions=kept, questions=questions)
-
-
-def eval_namespace(sample_id: str, sessions: int | None = None) -> str:
-    """``locomo-<sample>``; a sample cut to its first N sessions gets its own ``locomo-<sample>-first<N>``."""
-    base = locomo_namespace(sample_id)
-    if sessions is None:
-        return base
-    suffix = f"-first{sessions}"
-    return check_namespace(base[: 64 - len(suffix)] + suffix)
 
 
 def turn_dia_ids(plan: ImportPlan) -> dict[str, str]:
@@ -245,7 +237,7 @@ async def evaluate_samples(
     service: MemoryService, retriever: Retriever, samples: Sequence[LocomoSample], *,
     modes: Sequence[str], ks: Sequence[int], reimport: bool = False, sessions: int | None = None,
     progress: Progress | None = None, corpus: str = DEFAULT_CORPUS, passes: int = 1, usage: Usage | None = None,
-    graph_tag: str | None = None,
+    graph_tag: str | None = None, after_import: AfterImport | None = None,
 ) -> dict[str, Any]:
     """The evaluation proper, on an open service and a retriever (see ``evaluate``).
 
@@ -266,6 +258,8 @@ async def evaluate_samples(
         namespace = corpus_namespace(eval_namespace(sample.sample_id, sessions), corpus, graph_tag)
         plan = corpus_plan(sample, namespace, corpus)
         imports.append(await ensure_imported(service, plan, reimport=reimport))
+        if after_import is not None:  # the turns+reflection corpus: graphmem's own facts, written after the turns
+            imports[-1] |= await after_import(service, plan)
         questions = prepare_questions(sample)
         for q in questions:
             questions_total[str(q.category)] += 1
@@ -341,9 +335,10 @@ async def evaluate(
 
     ``sessions`` cuts every sample to its first N sessions (and the questions whose evidence lies there), in its
     own namespace. The ``llm`` mode runs only with an LLM (``llm``, or one built from ``settings.llm_base_url``);
-    without one it is skipped, said through ``note`` and listed under ``skipped_modes``. ``progress`` is called
-    with 1 after each search.
+    without one it is skipped, said through ``note`` and listed under ``skipped_modes``; the ``turns+reflection``
+    corpus is refused without one (``graphmem.eval.reflection``). ``progress`` is called with 1 after each search.
     """
+    require_llm(corpus, configured=llm is not None or llm_configured(settings))
     from graphmem.llm import LLMClient
     from graphmem.retrieval import RetrievalService
     from graphmem.retrieval.access import AccessRecorder
@@ -356,7 +351,7 @@ async def evaluate(
     picked = select_samples(load_locomo(data_path), samples)
     if sessions is not None:
         picked = [restrict_sample(s, sessions) for s in picked]
-    own_llm = llm is None and any(MODES[m].rerank is RerankMode.LLM for m in chosen_modes)
+    own_llm = llm is None and (reflects(corpus) or any(MODES[m].rerank is RerankMode.LLM for m in chosen_modes))
     client = LLMClient(settings) if own_llm else llm
     started = time.monotonic()
     try:
@@ -368,7 +363,8 @@ async def evaluate(
                                          versions=service.versions, recorder=recorder, weights=weights)
             report = await evaluate_samples(service, retriever, picked, modes=chosen_modes, ks=ks,
                                             reimport=reimport, sessions=sessions, progress=progress, corpus=corpus,
-                                            passes=passes, usage=recorder, graph_tag=graph_tag)
+                                            passes=passes, usage=recorder, graph_tag=graph_tag,
+                                            after_import=reflection_hook(corpus, client, note))
     finally:
         if own_llm and client is not None:
             await client.close()
