@@ -10,13 +10,14 @@ per tool call and resource read, not per HTTP message (an MCP session also sends
 
 from __future__ import annotations
 
+import json
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from graphmem.api.edge import refusal
 from graphmem.errors import UnauthenticatedError
@@ -28,6 +29,10 @@ if TYPE_CHECKING:
     from graphmem.config import Settings
 
 PRINCIPAL_KEY = "graphmem.principal"
+INVALID_PARAMS = -32602
+NOT_A_MESSAGE = "Validation error: the body is not a JSON-RPC 2.0 request, notification or response"
+"""What a client is told of a JSON body that is no JSON-RPC message (the SDK's own text is pydantic's report: model
+class names, pydantic's version and links to its docs)."""
 
 
 def http_caller(ctx: Ctx) -> Caller:
@@ -64,4 +69,42 @@ class McpHttp:
             return
         scope[PRINCIPAL_KEY] = principal
         scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=principal.name, scopes=[]))
-        await self.sessions.handle_request(scope, receive, send)
+        await self.sessions.handle_request(scope, receive, masking_validation_reports(send))
+
+
+def masking_validation_reports(send: Send) -> Send:
+    """``send``, with the body of a 400 answer carrying the SDK's "Validation error: <pydantic's report>" replaced by
+    :data:`NOT_A_MESSAGE` (other answers pass untouched)."""
+    start: Message | None = None
+    chunks: list[bytes] = []
+
+    async def masked(message: Message) -> None:
+        nonlocal start
+        if message["type"] == "http.response.start" and message["status"] == 400:
+            start = message  # held until its body is known
+            return
+        if start is None or message["type"] != "http.response.body":
+            await send(message)
+            return
+        chunks.append(message.get("body", b""))
+        if message.get("more_body", False):
+            return
+        body = _masked_body(b"".join(chunks))
+        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+        await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    return masked
+
+
+def _masked_body(body: bytes) -> bytes:
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        return body
+    error = answer.get("error") if isinstance(answer, dict) else None
+    if (isinstance(error, dict) and error.get("code") == INVALID_PARAMS
+            and str(error.get("message", "")).startswith("Validation error:")):
+        answer["error"] = {**error, "message": NOT_A_MESSAGE}
+        return json.dumps(answer).encode()
+    return body

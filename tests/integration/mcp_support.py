@@ -128,7 +128,7 @@ def text_of(result: CallToolResult) -> str:
 
 TOOL_NAMES = {"memory_write", "memory_search", "memory_get", "memory_update", "memory_delete", "memory_restore",
               "memory_relate", "memory_neighborhood", "task_start", "task_log", "task_end", "memory_reflect",
-              "memory_stats"}
+              "memory_stats", "memory_consolidate"}
 
 
 async def check_tools(client: Client) -> None:
