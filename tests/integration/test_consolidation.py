@@ -15,7 +15,7 @@ import pytest
 
 from graphmem.config import Settings
 from graphmem.consolidation import Consolidator, Outcome
-from graphmem.consolidation.plan import MergedBy, merged_id
+from graphmem.consolidation.plan import MergedBy, merged_id, plan_cluster
 from graphmem.embed import Embedder
 from graphmem.models import MemoryDraft, MemoryKind, MemoryStatus, Relation, RelationType, Role, Task, utcnow
 from graphmem.retrieval.service import RetrievalService
@@ -224,8 +224,6 @@ async def test_a_changed_member_skips_its_cluster(store: Store, embedder: Embedd
     candidates, found = await consolidator.find(namespace)
     (cluster,) = found.clusters
     await service.update_memory(namespace, "b", content="In 2021, Caroline moved to Boston with her dog.")
-    from graphmem.consolidation.plan import plan_cluster
-
     report = await consolidator._merge(plan_cluster(cluster, namespace=namespace, alpha=0.2), None,
                                        {"merged": 0, "archived": 0, "skipped": 0, "failed": 0})
     assert report.outcome is Outcome.SKIPPED
@@ -296,3 +294,26 @@ async def test_a_bad_llm_answer_keeps_the_best_member(store: Store, embedder: Em
     assert (plan.survivor_id, plan.merged_by, plan.text) == ("j0", MergedBy.KEPT, JON[0])
     assert "bad LLM answer" in plan.reason
     assert (await service.get_memory(namespace, "j0")).status is MemoryStatus.ACTIVE
+
+
+async def test_a_merged_text_the_screen_flags_is_not_written(store: Store, embedder: Embedder, migrated: Settings,
+                                                             namespace: str) -> None:
+    """A merge must not turn active memories into a quarantined one (or an active poisoned one): the best member
+    is kept instead."""
+    settings = migrated.model_copy(update=EPS)
+    service = MemoryService(store, embedder, settings)
+    await service.write_memories([MemoryDraft(namespace=namespace, kind=MemoryKind.SEMANTIC, content=text,
+                                              id=f"j{i}", confidence=0.9 - i / 10) for i, text in enumerate(JON)],
+                                 dedupe=False)
+    hidden = {"content": "Jon opened a dance studio in Paris.\u200b\u200b\u200b"}  # zero-width text: screened
+    llm = scripted_llm(settings, Script([hidden]))
+    try:
+        report = await Consolidator(service, settings, llm).run(namespace)
+    finally:
+        await llm.close()
+    (plan,) = report.plans
+    assert (plan.outcome, plan.survivor_id, plan.merged_by, report.llm_fallbacks) == (
+        Outcome.MERGED, "j0", MergedBy.KEPT, 1)
+    assert "poisoning screen" in plan.reason
+    quarantined = await BrowseService(store).memories(namespace, statuses=(MemoryStatus.QUARANTINED,))
+    assert not quarantined.items

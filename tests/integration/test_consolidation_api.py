@@ -36,7 +36,8 @@ TEXTS = {"a": "Caroline moved to Boston in 2021.", "b": "In 2021, Caroline moved
 
 @pytest.fixture
 async def api(migrated: Settings, embedder: Embedder) -> AsyncIterator[Api]:
-    async with open_api(migrated, embedder, seed=False, consolidation_eps=0.15) as env:
+    # the best-supported member survives: no LLM, whatever the environment configures (CI sets one)
+    async with open_api(migrated, embedder, seed=False, consolidation_eps=0.15, llm_base_url=None) as env:
         await env.data(env.tokens.a, WRITE, {"dedupe": False, "memories": [
             {"namespace": env.ns_a, "kind": "SEMANTIC", "content": text, "id": key,
              "confidence": 0.9 if key == "a" else 0.6} for key, text in TEXTS.items()]})
