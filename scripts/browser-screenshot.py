@@ -6,7 +6,7 @@ applies the style, plays the guide, runs one of the guide's saved queries (a mem
 the style are served from this process (the same routes the API mounts under /browser), on localhost, which
 Browser's default remote-content allowlist accepts: the script needs Neo4j and nothing else running.
 
-    .venv/bin/python scripts/browser-screenshot.py --namespace locomo-conv-26 --out /tmp/graphmem-browser.png
+    .venv/bin/python scripts/browser-screenshot.py --namespace locomo-conv-26 --out graphmem-browser.png
 """
 
 from __future__ import annotations
