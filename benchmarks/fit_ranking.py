@@ -72,7 +72,7 @@ async def collect(settings: Settings, data: str, corpus: str) -> tuple[list[Pool
                                    and asked.when.start <= datetime.fromisoformat(created) < asked.when.end)
                     entity = c.entity_hits / len(asked.entities) if asked.entities else 0.0
                     pool.append(PoolItem(mid, retriever.similarity(c), c.fused, c.received, in_time, c.fused > 0.0,
-                                         entity, c.before, c.after, c.turns, c.task))
+                                         entity, c.before, c.after, c.turns, c.task, c.summary, c.descended))
                     seen.add(mid)
                 questions.append(PoolQuestion(sample.sample_id, q.category, frozenset(q.gold), tuple(pool)))
             reach.update(await load_reach(service.store, namespace, seen, turn_dia_ids(plan)))

@@ -128,9 +128,13 @@ class Settings(BaseSettings):
     reflection_min_relations: int = Field(default=1, ge=0, le=5)
     """Edges the output grammar asks for (servers that enforce the schema): a small model often links nothing
     otherwise. An edge to a fact the model did not write is dropped after the repair retry."""
-    reflection_max_output_tokens: int = Field(default=900, ge=64)
+    reflection_max_output_tokens: int = Field(default=1100, ge=64)
     reflection_timeout_s: float = Field(default=300.0, gt=0)
     """Time limit of one reflection LLM call (a 1.5B model on 2 CPU cores writes ~5-10 tokens/s)."""
+    task_summary: Literal["extractive", "none"] = "none"
+    """The summary endTask writes when no LLM reflection writes one (``graphmem.summary``): ``extractive`` quotes the
+    task's most central turns (no LLM); ``none`` leaves the task without one. Reflection always writes the model's
+    summary, replacing an extractive one."""
     reflection_worker: bool = False
     """Run the batched reflection worker inside `graphmem serve` (needs an LLM)."""
     reflection_batch_size: int = Field(default=5, ge=1)

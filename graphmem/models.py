@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 MAX_CONTENT_CHARS = 8000
@@ -197,7 +197,20 @@ class MemoryDraft(BaseModel):
     """Ids of memories or turns this memory was distilled from (``DERIVED_FROM`` edges)."""
     task_id: str | None = None
     """The task this memory came from (``FROM_TASK`` edge)."""
+    summary_of: str | None = Field(default=None, min_length=1, max_length=64)
+    """The task this memory summarises (an episodic memory): the write links it ``FROM_TASK``, labels it
+    ``:Summary`` and supersedes the task's earlier summary, so a task has one active summary (``graphmem.summary``).
+    It never takes part in the task's time order (``FOLLOWS``) and is never merged into a near duplicate."""
     metadata: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _summary(self) -> MemoryDraft:
+        if self.summary_of is not None:
+            if self.kind is not MemoryKind.EPISODIC:
+                raise ValueError("a task summary (summary_of) is an episodic memory")
+            if self.task_id is not None and self.task_id != self.summary_of:
+                raise ValueError("a task summary comes from the task it summarises (task_id = summary_of)")
+        return self
 
     @field_validator("entities")
     @classmethod

@@ -2,8 +2,8 @@
 // Parameters: $ids, $namespaces (the search's: ids are unique per namespace only), $embedding, $query_entities
 // (lowercase names found in the query).
 // Returns ONE row: candidates, a list of maps {memory (map of every Memory property but the embedding, its
-// datetimes as ISO-8601 strings), score (cosine as (1 + cos) / 2, or null), entity_hits, before, after, turns, task (as
-// retrieval/search returns them)}.
+// datetimes as ISO-8601 strings), score (cosine as (1 + cos) / 2, or null), entity_hits, before, after, turns, task,
+// summary (as retrieval/search returns them)}.
 // Why so: one row, as the driver's cost per record dominated; the properties named, as `m {.*}` reads the
 // embedding too; datetimes as strings, as the driver's DateTime hydration cost more than the query itself.
 // Every Memory field must be listed here (tests/unit/test_retrieval_pure.py checks it).
@@ -19,5 +19,6 @@ RETURN collect({
   entity_hits: CASE WHEN size($query_entities) = 0 THEN 0
                     ELSE COUNT { (m)-[:ABOUT]->(e:Entity) WHERE toLower(e.name) IN $query_entities } END,
   before: [(m)-[:FOLLOWS]->(p:Memory) | p.id][0], after: [(n:Memory)-[:FOLLOWS]->(m) | n.id][0],
-  turns: [(m)-[:DERIVED_FROM]->(t:Turn) | t.id], task: [(m)-[:FROM_TASK]->(t:Task) | t.id][0]
+  turns: [(m)-[:DERIVED_FROM]->(t:Turn) | t.id], task: [(m)-[:FROM_TASK]->(t:Task) | t.id][0],
+  summary: m:Summary
 }) AS candidates

@@ -22,7 +22,8 @@
 // seed 1.0; 0 when not a seed), received (activation that came over edges), path (the strongest way in: maps
 // {source_id, target_id, type, weight}), seed_id, entity_hits (query entities it is ABOUT), before and after (the
 // memories it FOLLOWS and that FOLLOW it, or null: the client's context stage), turns (the Turn ids it derives
-// from: the client folds results that say what a better one said), task (the Task it came from, or null)}.
+// from: the client folds results that say what a better one said), task (the Task it came from, or null),
+// summary (whether it is a task summary, :Summary)}.
 // Ties: seeds of equal score by id; the frontiers are the strongest nodes, ties by element id; a node walks its strongest edges (type
 // weight * edge weight), ties by element id; expanded memories by activation, ties by id.
 // A walk sorts a node's edges first and checks the far end's filters after: rows keep the sort's order through the
@@ -231,7 +232,7 @@ CALL (picked) {
   RETURN collect(x {.*, seed_cos: seed_cos, entity_hits: entity_hits,
                     before: [(node)-[:FOLLOWS]->(p:Memory) | p.id][0], after: [(n:Memory)-[:FOLLOWS]->(node) | n.id][0],
                     turns: [(node)-[:DERIVED_FROM]->(t:Turn) | t.id],
-                    task: [(node)-[:FROM_TASK]->(t:Task) | t.id][0]}) AS ranked
+                    task: [(node)-[:FROM_TASK]->(t:Task) | t.id][0], summary: node:Summary}) AS ranked
 }
 RETURN vector_seen, vector_kept, fulltext_seen, fulltext_kept, [x IN ranked | {
   memory: {id: x.c.m.id, namespace: x.c.m.namespace, kind: x.c.m.kind, content: x.c.m.content,
@@ -244,7 +245,7 @@ RETURN vector_seen, vector_kept, fulltext_seen, fulltext_kept, [x IN ranked | {
            valid_from: toString(x.c.m.valid_from), valid_until: toString(x.c.m.valid_until),
            expires_at: toString(x.c.m.expires_at)},
   score: x.score, seed_cosine: x.seed_cos, fused: x.c.fused, received: x.c.received, seed_id: x.c.way.seed.id,
-  entity_hits: x.entity_hits, before: x.before, after: x.after, turns: x.turns, task: x.task,
+  entity_hits: x.entity_hits, before: x.before, after: x.after, turns: x.turns, task: x.task, summary: x.summary,
   path: [r IN coalesce(x.c.way.rels, []) | {source_id: coalesce(startNode(r).id, startNode(r).name, elementId(startNode(r))),
                                             target_id: coalesce(endNode(r).id, endNode(r).name, elementId(endNode(r))),
                                             type: type(r), weight: toFloat(coalesce(r.weight, 1.0))}]

@@ -41,6 +41,8 @@ class ReflectionReport:
     facts: list[ReflectedMemory]
     lessons: list[ReflectedMemory]
     edges: list[ReflectedEdge]
+    summary: ReflectedMemory | None = strawberry.field(description=(
+        "The task's summary, written in the same LLM call and transaction as the facts (null: the model gave none)."))
     superseded: list[str] = strawberry.field(description="Ids of memories marked superseded (never deleted).")
     supersedes_refused: int = strawberry.field(description=(
         "Replacements the model asked for but that were refused: by a fact that only restated a known memory, "
@@ -63,6 +65,7 @@ class ReflectionReport:
             task_id=r.task_id, namespace=r.namespace, facts=[ReflectedMemory.from_domain(m) for m in r.facts],
             lessons=[ReflectedMemory.from_domain(m) for m in r.lessons],
             edges=[ReflectedEdge(source_id=e.source_id, type=e.type, target_id=e.target_id) for e in r.edges],
+            summary=ReflectedMemory.from_domain(r.summary) if r.summary is not None else None,
             superseded=r.superseded, supersedes_refused=r.supersedes_refused, llm_calls=r.llm.calls,
             prompt_tokens=r.llm.prompt_tokens,
             completion_tokens=r.llm.completion_tokens, latency_ms=r.latency_ms, turns_shown=r.turns_shown,

@@ -250,6 +250,13 @@ class Task:
         found = await info.context.loaders.task_memories.load((self.namespace, str(self.id)))
         return [Memory.from_domain(m) for m in found]
 
+    @strawberry.field(description="Its summary: one episodic memory of what the task was, what was done and its "
+                                  "outcome (written by reflection, or extractively at its end when configured); "
+                                  "null when it has none.")
+    async def summary(self, info: strawberry.Info[Context, None]) -> Memory | None:
+        found = await info.context.service.task_summary(self.namespace, str(self.id))
+        return Memory.from_domain(found) if found is not None else None
+
     @strawberry.field(description="Its reflection: queue status, last error, and the report once reflected.")
     async def reflection(self, info: strawberry.Info[Context, None]) -> ReflectionState:
         return ReflectionState.from_row(await info.context.service.reflection_state(self.namespace, str(self.id)))

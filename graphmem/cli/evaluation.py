@@ -8,6 +8,9 @@ import click
 
 from graphmem.config import Settings
 
+CORPUS_CHOICES = ("turns+facts", "turns", "turns+reflection", "turns+facts+summaries", "turns+summaries")
+"""``graphmem.eval.corpus.CORPORA``, spelt out: importing the harness here would slow every command's start."""
+
 
 @click.group("eval")
 def eval_() -> None:
@@ -24,12 +27,13 @@ def eval_() -> None:
 @click.option("--sessions", type=click.IntRange(min=1), default=None,
               help="Cut each sample to its first N sessions (own namespace; quick runs).")
 @click.option("--reimport", is_flag=True, help="Run the (idempotent) import even when the namespace is complete.")
-@click.option("--corpus", type=click.Choice(["turns+facts", "turns", "turns+reflection"]), default="turns+facts",
+@click.option("--corpus", type=click.Choice(list(CORPUS_CHOICES)), default="turns+facts",
               show_default=True,
               help="turns: the dialog turns only (what an agent has before reflection; own namespace); "
                    "turns+facts: LoCoMo's observations too; turns+reflection: the turns, then graphmem's own "
-                   "reflection once per session (needs GRAPHMEM_LLM_BASE_URL; sessions reflected before are "
-                   "skipped; own namespace).")
+                   "reflection once per session, its facts and the session's summary (needs GRAPHMEM_LLM_BASE_URL; "
+                   "sessions reflected before are skipped; own namespace); +summaries: LoCoMo's session summaries "
+                   "as the sessions' summaries too (own namespaces).")
 @click.option("--passes", type=click.IntRange(min=1), default=1, show_default=True,
               help="Ask the questions this many times in order, access counts kept (as the API records them); "
                    "later passes are reported beside the first.")

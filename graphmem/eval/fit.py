@@ -35,6 +35,10 @@ class PoolItem:
     after: str | None = None
     turns: tuple[str, ...] = ()
     task: str | None = None
+    summary: bool = False
+    """A task summary: it weighs in the context stage, and is not returned (``SummaryMode.LEAD``)."""
+    descended: bool = False
+    """Brought by a summary (``retrieval.descend``): always a candidate, as the search adds it after the cut."""
 
 
 @dataclass(frozen=True)
@@ -59,16 +63,19 @@ def base_score(item: PoolItem, w: FormulaWeights) -> float:
 def ranked(q: PoolQuestion, w: FormulaWeights, expand_limit: int, need: int = 10) -> list[str]:
     """The pool as ``ranking.rank`` orders it: the ``expand_limit`` most activated expanded memories kept, the
     ``keep_for`` best by the formula (what the search statement returns), then the context stage."""
-    expanded = sorted((i for i in q.pool if not i.seed), key=lambda i: (-i.received, i.id))[:expand_limit]
-    kept = [i for i in q.pool if i.seed] + expanded
+    walked = (i for i in q.pool if not i.seed and not i.descended)
+    expanded = sorted(walked, key=lambda i: (-i.received, i.id))[:expand_limit]
+    kept = [i for i in q.pool if i.seed] + expanded + [i for i in q.pool if i.descended and not i.seed]
     base = {i.id: base_score(i, w) for i in kept}
     top = sorted(kept, key=lambda i: (-round(base[i.id], 6), i.id))[: keep_for(need, w, RerankMode.FORMULA)]
     if not uses_context(w, RerankMode.FORMULA):
-        return [i.id for i in top]
+        return [i.id for i in top if not i.summary]
     base = {i.id: base[i.id] for i in top}
     bonus = context_bonus(base, {i.id: i.before for i in top}, {i.id: i.after for i in top}, w.before, w.after,
-                          {i.id: i.task for i in top}, w.task)
+                          {i.id: i.task for i in top}, w.task, {i.id for i in top if i.summary}, w.summary)
     order = sorted(base, key=lambda m: (-round(base[m] + bonus[m], 6), m))
+    hidden = {i.id for i in top if i.summary}
+    order = [m for m in order if m not in hidden]
     if w.fold:
         order, _ = fold_covered(order, {i.id: i.turns for i in top})
     return order

@@ -29,7 +29,7 @@ from graphmem.importers.plan import ImportPlan
 from graphmem.importers.runner import run_plan
 from graphmem.models import MemoryKind
 from graphmem.retrieval.formula import FormulaWeights
-from graphmem.retrieval.types import Channel, RerankMode, SearchOptions, SearchResponse
+from graphmem.retrieval.types import Channel, RerankMode, SearchOptions, SearchResponse, SummaryMode
 from graphmem.service import MemoryService
 from graphmem.store import Step, Store
 
@@ -50,10 +50,11 @@ class Mode:
     channels: tuple[Channel, ...]
     hops: int
     rerank: RerankMode
+    summaries: SummaryMode = SummaryMode.LEAD
 
     def options(self, namespace: str, k: int) -> SearchOptions:
         return SearchOptions(namespaces=(namespace,), k=k, channels=self.channels, hops=self.hops,
-                             rerank=self.rerank)
+                             rerank=self.rerank, summaries=self.summaries)
 
 
 MODES: dict[str, Mode] = {
@@ -64,6 +65,8 @@ MODES: dict[str, Mode] = {
     "llm": Mode(DEFAULT_CHANNELS, 1, RerankMode.LLM),
     # not run by default: the formula search with the recency and popularity seeds too (--modes all-channels)
     "all-channels": Mode(ALL_CHANNELS, 1, RerankMode.FORMULA),
+    # nor this: the formula search with the task summaries leading nowhere (the ablation of the descent)
+    "no-descent": Mode(DEFAULT_CHANNELS, 1, RerankMode.FORMULA, SummaryMode.IGNORE),
 }
 DEFAULT_MODES = ("vector", "fused", "expanded", "formula", "llm")
 
@@ -95,7 +98,7 @@ def restrict_sample(sample: LocomoSample, sessions: int) -> LocomoSample:
 def turn_dia_ids(plan: ImportPlan) -> dict[str, str]:
     """Turn id -> dia id, from the plan's turn memories (each derives from exactly its own turn)."""
     return {m.derived_from[0]: m.metadata["dia_id"] for m in plan.memories
-            if m.kind is MemoryKind.EPISODIC and m.derived_from}
+            if m.kind is MemoryKind.EPISODIC and m.derived_from and "dia_id" in m.metadata}
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,9 @@ Mapping (one sample = one namespace, ``locomo-<sample_id>``):
   ``Role.ASSISTANT`` only so that the log has the usual two sides; the real name is kept in ``Turn.speaker``.
   Turn ``seq`` is its 0-based position in the session and it is dated ``seq`` minutes after the session start
   (the data has one time per session);
-- each ``observation`` fact -> one SEMANTIC memory derived from the turns its evidence names.
+- each ``observation`` fact -> one SEMANTIC memory derived from the turns its evidence names;
+- each ``session_summary`` -> the summary of its session's task (``graphmem.summary``: an EPISODIC memory derived
+  from all the session's turns), unless ``plan_locomo(summaries=False)``.
 
 The data gives times without a zone; they are read as UTC. Evidence ids are normalised (see ``split_evidence``)
 and those that name no turn are counted in ``ImportPlan.unmatched_evidence``, never dropped silently.
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import ValidationError
+from graphmem.importers.locomo_summaries import session_summaries
 from graphmem.importers.plan import ImportPlan, stable_id
 from graphmem.models import MemoryDraft, MemoryKind, Role, Task, TaskStatus, Turn, check_namespace
 
@@ -44,6 +47,7 @@ _MONTHS = {
 _SESSION_RE = re.compile(r"session_(\d+)")
 _SESSION_DATE_RE = re.compile(r"session_(\d+)_date_time")
 _OBSERVATION_RE = re.compile(r"session_(\d+)_observation")
+_SUMMARY_RE = re.compile(r"session_(\d+)_summary")
 
 
 # --- small parsers ---------------------------------------------------------------------------------------
@@ -135,6 +139,8 @@ class LocomoSession:
     started_at: datetime
     turns: tuple[LocomoTurn, ...]
     observations: tuple[LocomoObservation, ...]
+    summary: str | None = None
+    """The dataset's ``session_<n>_summary``: imported as the summary of the session's task."""
 
 
 @dataclass(frozen=True)
@@ -252,6 +258,9 @@ def parse_sample(raw: Any) -> LocomoSample:
     for key, value in _want(data.get("observation", {}), dict, f"{sample_id}.observation").items():
         if m := _OBSERVATION_RE.fullmatch(key):
             observations[int(m[1])] = _parse_observations(value, int(m[1]), f"{sample_id}.observation.{key}")
+    summaries = {int(m[1]): _want(v, str, f"{sample_id}.session_summary.{k}") for k, v in
+                 _want(data.get("session_summary", {}), dict, f"{sample_id}.session_summary").items()
+                 if (m := _SUMMARY_RE.fullmatch(k))}
     sessions: list[LocomoSession] = []
     seen: set[str] = set()
     for number in sorted(int(m[1]) for k in conv if (m := _SESSION_RE.fullmatch(k))):
@@ -267,7 +276,8 @@ def parse_sample(raw: Any) -> LocomoSample:
                 raise ValidationError(f"{sample_id}: dia_id {t.dia_id} occurs twice", field="dia_id")
             seen.add(t.dia_id)
         started = parse_session_datetime(_want(dates[number], str, f"{where}_date_time"))
-        sessions.append(LocomoSession(number, started, turns, tuple(observations.pop(number, []))))
+        sessions.append(LocomoSession(number, started, turns, tuple(observations.pop(number, [])),
+                                      summaries.get(number, "").strip() or None))
     if observations:
         raise ValidationError(f"{sample_id}: observations for sessions without turns {sorted(observations)}")
     planned = {s.number for s in sessions}
@@ -307,8 +317,9 @@ def locomo_namespace(sample_id: str) -> str:
     return check_namespace(cleaned[:64].rstrip("-_."))
 
 
-def plan_locomo(sample: LocomoSample, *, namespace: str | None = None) -> ImportPlan:
-    """The deterministic import plan of one sample (see the module docstring for the mapping)."""
+def plan_locomo(sample: LocomoSample, *, namespace: str | None = None, summaries: bool = True) -> ImportPlan:
+    """The deterministic import plan of one sample (see the module docstring for the mapping); ``summaries``: with
+    the sessions' summaries as their tasks' summaries."""
     ns = namespace if namespace is not None else locomo_namespace(sample.sample_id)
     try:
         check_namespace(ns)
@@ -379,6 +390,8 @@ def plan_locomo(sample: LocomoSample, *, namespace: str | None = None) -> Import
                 ended_at=last_at,
             )
         )
+    if summaries:
+        memories += session_summaries(sample, tasks, turns)
     return ImportPlan(
         namespace=ns,
         tasks=tuple(tasks),
@@ -394,14 +407,14 @@ def plan_locomo(sample: LocomoSample, *, namespace: str | None = None) -> Import
 
 def turn_memory_ids(plan: ImportPlan) -> dict[str, str]:
     """dia id -> id of the episodic memory of that turn."""
-    return {m.metadata["dia_id"]: m.id for m in plan.memories if m.kind is MemoryKind.EPISODIC and m.id}
+    return {m.metadata["dia_id"]: m.id for m in plan.memories if "dia_id" in m.metadata and m.id}
 
 
 def memory_evidence(plan: ImportPlan) -> dict[str, tuple[str, ...]]:
     """memory id -> dia ids it reaches: an episodic memory its own turn, a semantic one the turns it derives from."""
-    dia_of_turn = {m.derived_from[0]: m.metadata["dia_id"] for m in plan.memories if m.kind is MemoryKind.EPISODIC}
+    dia_of_turn = {m.derived_from[0]: m.metadata["dia_id"] for m in plan.memories if "dia_id" in m.metadata}
     out: dict[str, tuple[str, ...]] = {}
     for m in plan.memories:
-        if m.id is not None:
+        if m.id is not None and m.summary_of is None:  # a summary is no evidence (it reaches nothing)
             out[m.id] = tuple(dia_of_turn[t] for t in m.derived_from if t in dia_of_turn)
     return out

@@ -34,13 +34,15 @@ class ImportPlan:
     """Evidence ids of the source that name no turn of the plan (malformed ones included, verbatim)."""
 
     def counts(self) -> dict[str, int]:
-        kinds = [m.kind for m in self.memories]
+        """Per kind; task summaries (``summary_of``) are counted as ``summaries``, not as ``episodic``."""
+        kinds = [m.kind for m in self.memories if m.summary_of is None]
         return {
             "tasks": len(self.tasks),
             "turns": len(self.turns),
             "memories": len(self.memories),
             "episodic": kinds.count(MemoryKind.EPISODIC),
             "semantic": kinds.count(MemoryKind.SEMANTIC),
+            "summaries": sum(1 for m in self.memories if m.summary_of is not None),
             "entities": len(self.entities),
             "unmatched_evidence": len(self.unmatched_evidence),
         }

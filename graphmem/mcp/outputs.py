@@ -227,6 +227,7 @@ class Reflection(Out):
     facts: list[Reflected]
     lessons: list[Reflected]
     edges: list[PathStep]
+    summary: Reflected | None = Field(default=None, description="The task's summary, written in the same call.")
     superseded: list[str] = Field(description="Ids of memories marked superseded (never deleted).")
     llm_calls: int
     latency_ms: float
@@ -239,6 +240,7 @@ class Reflection(Out):
 
         return cls(task_id=r.task_id, namespace=r.namespace, facts=written(r.facts), lessons=written(r.lessons),
                    edges=[PathStep(source_id=e.source_id, type=e.type, target_id=e.target_id) for e in r.edges],
+                   summary=written([r.summary])[0] if r.summary is not None else None,
                    superseded=list(r.superseded), llm_calls=r.llm.calls, latency_ms=r.latency_ms,
                    replayed=r.replayed)
 
@@ -248,6 +250,8 @@ class TaskEnded(Out):
     reflection_status: str | None = Field(description="pending | running | done | failed (the queue's view).")
     reflection_error: str | None = Field(description="Why the last reflection failed, if it did.")
     reflection: Reflection | None = Field(description="What reflection wrote, once done.")
+    summary: Reflected | None = Field(default=None, description=(
+        "The task's active summary (reflection's, or the extractive one when the server writes those); null: none."))
 
 
 class Stats(Out):

@@ -129,9 +129,12 @@ async def task_end(s: ScopedService, p: Principal, a: i.TaskEndArgs) -> o.TaskEn
     task = await s.end_task(ns, a.task_id, a.outcome, reflect=a.reflect)
     state = await s.reflection_state(ns, a.task_id)
     report = state.get("report")
+    summary = await s.task_summary(ns, a.task_id)
     return o.TaskEnded(task=o.Task.of(task), reflection_status=state.get("status"),
                        reflection_error=state.get("error"),
-                       reflection=o.Reflection.of(ReflectionReport.model_validate(report)) if report else None)
+                       reflection=o.Reflection.of(ReflectionReport.model_validate(report)) if report else None,
+                       summary=o.Reflected(id=summary.id, kind=summary.kind.value, content=summary.content,
+                                           action="active") if summary is not None else None)
 
 
 async def reflect(s: ScopedService, p: Principal, a: i.ReflectArgs) -> o.Reflection:

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.errors import LLMOutputError
 from graphmem.models import RelationType
+from graphmem.summary.draft import MAX_SUMMARY_CHARS
 
 MAX_FACTS = 8
 MAX_RELATIONS = 10
@@ -56,6 +57,9 @@ class ReflectionOutput(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
+    summary: str = Field(default="", max_length=MAX_SUMMARY_CHARS, description=(
+        "The task in two to four sentences for someone who was not there: what was asked or talked about, what "
+        "was done or decided, the outcome, the people and things involved, and the date if the log gives one."))
     facts: list[FactOut] = Field(max_length=MAX_FACTS, description=(
         "What is worth remembering after this task: user preferences, decisions, facts about people and "
         "things, policies, outcomes. Not small talk, not what is already an existing memory unchanged."))
@@ -81,6 +85,7 @@ def constrained_schema(*, memory_aliases: list[str], turn_numbers: list[int],
     schema into a grammar (llama.cpp) then cannot produce an unknown id at all. ``min_relations`` makes the
     grammar ask for that many edges (a small model otherwise often links nothing)."""
     schema = ReflectionOutput.model_json_schema()
+    schema["required"] = ["summary", *[r for r in schema.get("required", []) if r != "summary"]]
     if min_relations:
         schema["properties"]["relations"]["minItems"] = min_relations
     defs = schema["$defs"]

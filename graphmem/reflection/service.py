@@ -27,6 +27,7 @@ from graphmem.service.tasks import check_namespace_arg, task_from_map, turn_from
 from graphmem.service.write_tx import apply_plan
 from graphmem.store import Step
 from graphmem.store.store import VECTOR_INDEX, Tx
+from graphmem.summary import summary_draft
 
 log = logging.getLogger("graphmem.reflection")
 QUERY_TURNS = 6
@@ -74,6 +75,8 @@ class ReflectionReport(BaseModel):
     copied_facts: int = 0
     """"Facts" that repeated a memory shown in the prompt word for word: not written, not strengthened; listed
     in ``facts`` with action ``exists`` and the id of the memory they repeat."""
+    summary: WrittenMemory | None = None
+    """The task's summary, written in the same call and transaction (None: the model gave none)."""
     dropped_items: int = 0
     """Facts and lessons of the answer that could not be memories (blank or over-long text): left out."""
     replayed: bool = False
@@ -147,10 +150,16 @@ class ReflectionService:
                                aliases={a: m.id for a, m in aliases.items()}, now=now,
                                shown={m.content: m.id for m in aliases.values()})
         batch = await self.memory.plan_write(plan.drafts) if plan.drafts else WritePlan()
+        summary = summary_draft(task, output.summary, turn_ids=[t.id for t in turns], how="reflection")
+        summary_batch = await self.memory.plan_write([summary], dedupe=False) if summary else None
         kinds = {m.id: m.kind for m in aliases.values()}
 
         async def work(tx: Tx) -> ReflectionReport:
             report = await self._write_plan(tx, task, plan, batch, usage, now)
+            if summary is not None and summary_batch is not None:
+                (result,) = await apply_plan(tx, summary_batch, dedupe=False, at=now)
+                report.summary = WrittenMemory(id=result.id, kind=summary.kind, content=summary.content,
+                                               action=result.action)
             report.latency_ms = round((time.perf_counter() - started) * 1000, 1)
             report.turns_shown, report.turns_omitted = len(log_.lines), log_.omitted
             report.related_shown, report.dropped_relations = len(aliases), output.dropped_relations

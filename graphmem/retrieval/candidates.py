@@ -39,6 +39,10 @@ class Candidate:
     """The turns it derives from (DERIVED_FROM)."""
     task: str | None = None
     """The task it came from (FROM_TASK)."""
+    summary: bool = False
+    """A task summary (``:Summary``): it leads to its task's memories (``retrieval.descend``)."""
+    descended: bool = False
+    """Brought by a summary from its task (``retrieval.descend``), not by a seed or the expansion."""
 
 
 def memory_data(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -56,7 +60,7 @@ def cosine(index_score: float | None) -> float:
 def graph_fields(row: Mapping[str, Any]) -> dict[str, Any]:
     """A candidate row's entity hits, FOLLOWS neighbours and source turns (both statements return them alike)."""
     return {"entity_hits": int(row.get("entity_hits") or 0), "before": row.get("before"), "after": row.get("after"),
-            "turns": tuple(row.get("turns") or ()), "task": row.get("task")}
+            "turns": tuple(row.get("turns") or ()), "task": row.get("task"), "summary": bool(row.get("summary"))}
 
 
 def from_statement(rows: list[dict[str, Any]], seeds: list[dict[str, Any]]) -> tuple[dict[str, Candidate],

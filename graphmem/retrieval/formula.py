@@ -38,6 +38,9 @@ class FormulaWeights(BaseModel):
     """Context stage: times the score of the memory that FOLLOWS this one, when that one is a candidate too."""
     task: float = Field(default=0.1, ge=0)
     """Context stage: times the best score of the other candidates from the same task (its session matched)."""
+    summary: float = Field(default=0.0, ge=0)
+    """Context stage: times the score of its task's summary, when that summary is a candidate (``retrieval.descend``;
+    summaries do not count in ``task``)."""
     fold: bool = True
     """Context stage: a result whose source turns better results cover already moves after the others."""
     recency: float = Field(default=0.2, ge=0)

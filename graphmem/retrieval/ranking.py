@@ -17,7 +17,7 @@ from graphmem.retrieval.candidates import Candidate, ChannelScores
 from graphmem.retrieval.context import context_bonus, fold_covered
 from graphmem.retrieval.formula import FormulaWeights, formula_score
 from graphmem.retrieval.timeparse import TimeRange
-from graphmem.retrieval.types import RerankMode, ScoreParts, SearchOptions, SearchResult
+from graphmem.retrieval.types import RerankMode, ScoreParts, SearchOptions, SearchResult, SummaryMode
 from graphmem.store.records import memory_from_map
 
 _ACCESS_COUNT = int(Memory.model_fields["access_count"].default)
@@ -43,7 +43,7 @@ class QueryContext:
 
 def uses_context(weights: FormulaWeights, rerank: RerankMode) -> bool:
     return rerank is not RerankMode.NONE and (weights.before > 0 or weights.after > 0 or weights.task > 0
-                                              or weights.fold)
+                                              or weights.summary > 0 or weights.fold)
 
 
 def keep_for(need: int, weights: FormulaWeights, rerank: RerankMode) -> int:
@@ -85,11 +85,14 @@ def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, opt
     if uses_context(weights, options.rerank):
         context = context_bonus(base, {i: candidates[i].before for i in kept},
                                 {i: candidates[i].after for i in kept}, weights.before, weights.after,
-                                {i: candidates[i].task for i in kept}, weights.task)
+                                {i: candidates[i].task for i in kept}, weights.task,
+                                {i for i in kept if candidates[i].summary}, weights.summary)
     lesson = {i: LESSON_BONUS if options.rerank is not RerankMode.NONE and is_lesson(candidates[i], parts[i][0])
               else 0.0 for i in kept}
     final = {i: round(base[i] + context[i] + lesson[i], 6) for i in kept}
     order = sorted(final, key=lambda i: (-final[i], i))
+    if options.summaries is not SummaryMode.RETURN:  # they led to their tasks' memories (retrieval.descend)
+        order = [i for i in order if not candidates[i].summary]
     if uses_context(weights, options.rerank) and weights.fold:
         order, covered = fold_covered(order, {i: candidates[i].turns for i in kept})
     ranks = {c: {i: r for r, i in enumerate(sorted(s, key=lambda x: -s[x]), 1)} for c, s in channel_scores.items()}

@@ -21,6 +21,7 @@ from graphmem.retrieval.access import AccessRecorder
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache, shared_versions
 from graphmem.retrieval.candidates import Candidate, ChannelScores, from_statement, from_steps
 from graphmem.retrieval.consensus_stage import demote_dissent, pool_size
+from graphmem.retrieval.descend import descend
 from graphmem.retrieval.expansion import Activation, ExpansionConfig
 from graphmem.retrieval.formula import FormulaWeights
 from graphmem.retrieval.fusion import RRF_K, fuse
@@ -138,7 +139,10 @@ class RetrievalService:
             timings["graph"] = (time.perf_counter() - t1) * 1000
         else:
             candidates, channel_scores = await self._stepwise(query, qvec, options, filters, asked, timings)
+        t2 = time.perf_counter()
+        candidates = await descend(self.store, candidates, options, qvec, filters, asked)
         t3 = time.perf_counter()
+        timings["descend"] = (t3 - t2) * 1000
         results, mode, reason = await self._rank(query, candidates, channel_scores, options, now, asked)
         if options.consensus:
             results = await demote_dissent(self.store, results, options.namespaces)
@@ -206,12 +210,12 @@ class RetrievalService:
         qvec = await self._embed(query)
         asked = self.query_context(query, options.as_of or now)
         options = options.model_copy(update={"hops": min(options.hops, 1)})
+        filters = self._filters(options, now)
         if options.expansion_mode is ExpansionMode.PPR:
-            candidates, scores = await self._stepwise(query, qvec, options, self._filters(options, now), asked, {})
+            candidates, scores = await self._stepwise(query, qvec, options, filters, asked, {})
         else:
-            candidates, scores = await self._graph(query, qvec, options, self._filters(options, now), asked,
-                                                   keep_all=True)
-        return candidates, scores, asked
+            candidates, scores = await self._graph(query, qvec, options, filters, asked, keep_all=True)
+        return await descend(self.store, candidates, options, qvec, filters, asked), scores, asked
 
     async def _stepwise(self, query: str, qvec: list[float], options: SearchOptions, filters: dict[str, Any],
                         asked: QueryContext, timings: dict[str, float]) -> tuple[dict[str, Candidate], ChannelScores]:

@@ -37,6 +37,14 @@ class ExpansionMode(StrEnum):
     PPR = "ppr"  # personalised PageRank over the local subgraph the same walk fetched (retrieval.ppr)
 
 
+class SummaryMode(StrEnum):
+    """What a search does with the task summaries it finds (``retrieval.descend``)."""
+
+    LEAD = "lead"  # they lead down to the nearest turns and facts of their tasks, and are not returned themselves
+    RETURN = "return"  # they lead down, and are returned like any memory
+    IGNORE = "ignore"  # they lead nowhere and are not returned
+
+
 class SearchOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -69,6 +77,9 @@ class SearchOptions(BaseModel):
     """Show what was valid then: valid_from <= as_of < valid_until (any status but deleted)."""
     created_after: datetime | None = None
     created_before: datetime | None = None
+    summaries: SummaryMode = SummaryMode.LEAD
+    """Task summaries lead to their tasks' turns and facts; returned themselves only with ``return`` (a summary says
+    what a session was about, a turn what was said: an agent that wants evidence wants the turn)."""
     consensus: bool = False
     """Demote the results that disagree with the consistent majority about their subject (a poisoning defence,
     ``retrieval.consensus``; one more read per search). Off by default: benchmarks/poisoning.py measures it."""

@@ -195,7 +195,7 @@ class MemoryService(IdempotentWriter):
         stored = await stored_neighbours(self.store, memories, vectors, options,
                                          self.settings.embedding_similarity, now)
         rows_ = graph_rows(memories, vectors, [d.entities for d in created_drafts],
-                           [d.task_id for d in created_drafts], stored, options, now)
+                           [None if d.summary_of else d.task_id for d in created_drafts], stored, options, now)
         plan.construct_entity_rows += rows_.entity_rows  # every row names its namespace (graph_rows)
         plan.similar_rows += rows_.similar_rows
         plan.follow_rows += rows_.follow_rows
@@ -212,7 +212,7 @@ class MemoryService(IdempotentWriter):
             raise ValidationError("duplicate ids in the batch")
         existing = {r["id"] for r in await self.store.read(
             "memory/existing_ids", ids=ids, namespace=namespace)} if ids else set()
-        refs = {r for d in drafts for r in (*d.derived_from, *([d.task_id] if d.task_id else []))}
+        refs = {r for d in drafts for r in (*d.derived_from, *(t for t in (d.task_id, d.summary_of) if t))}
         found: dict[str, str] = {}
         if refs:
             found = {r["id"]: r["label"] for r in await self.store.read(
@@ -223,8 +223,9 @@ class MemoryService(IdempotentWriter):
                 if found.get(ref) not in ("Memory", "Turn") and ref not in batch_ids:
                     raise ValidationError(f"derived_from id {ref!r} is no memory or turn of {namespace!r}",
                                           item=i, field="derived_from")
-            if d.task_id and found.get(d.task_id) != "Task":
-                raise ValidationError(f"task {d.task_id!r} not found in {namespace!r}", item=i, field="task_id")
+            for name, task in (("task_id", d.task_id), ("summary_of", d.summary_of)):
+                if task and found.get(task) != "Task":
+                    raise ValidationError(f"task {task!r} not found in {namespace!r}", item=i, field=name)
         return existing
 
     async def _duplicates(

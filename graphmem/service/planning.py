@@ -62,6 +62,10 @@ class WritePlan:
     follow_rows: list[dict[str, Any]] = field(default_factory=list)
     """Graph construction (``graph.construct``) of the created memories: ABOUT rows of the entities found in their
     content, SIMILAR_TO and FOLLOWS rows."""
+    summary_rows: list[dict[str, Any]] = field(default_factory=list)
+    """``summary/attach`` rows of the task summaries (``MemoryDraft.summary_of``) the batch writes."""
+    summary_ids: set[str] = field(default_factory=set)
+    """Ids of the task summaries it creates: never merged into a duplicate (``write_tx.apply_plan``)."""
     results: list[WriteResult] = field(default_factory=list)
 
 
@@ -99,7 +103,7 @@ def plan_batch(
             plan.results.append(WriteResult(index=i, id=draft.id, action=WriteAction.EXISTS))
             continue
         target: Hit | None = None
-        if dedupe and i not in quarantine:
+        if dedupe and i not in quarantine and draft.summary_of is None:
             target = _duplicate_of(i, drafts, matrix, created_rows, hash_hits, vector_hits, threshold, guard)
         strengthen = {"namespace": draft.namespace, "alpha": alpha * draft.confidence, "source": draft.source,
                       "token": draft.id, "at": now}
@@ -125,6 +129,8 @@ def plan_batch(
             plan.creates.append(memory)
             plan.create_vectors.append([float(x) for x in vectors[i]])
             plan.create_strengthen.append(strengthen)
+            if draft.summary_of is not None:
+                plan.summary_ids.add(memory_id)
             plan.results.append(WriteResult(index=i, id=memory_id, action=WriteAction.CREATED,
                                             quarantined=quarantine.get(i)))
             if i not in quarantine:
@@ -133,7 +139,10 @@ def plan_batch(
                              for e in draft.entities]
         plan.derived_rows += [{"memory_id": memory_id, "namespace": draft.namespace, "target_id": t, "at": now}
                               for t in draft.derived_from]
-        if draft.task_id:
+        if draft.summary_of is not None:
+            plan.summary_rows.append({"memory_id": memory_id, "namespace": draft.namespace,
+                                      "task_id": draft.summary_of, "at": now})
+        elif draft.task_id:
             plan.task_rows.append({"memory_id": memory_id, "namespace": draft.namespace, "task_id": draft.task_id,
                                    "at": now})
     return plan

@@ -29,6 +29,7 @@ from graphmem.reflection import ReflectionReport, ReflectionService
 from graphmem.retrieval import RetrievalService, SearchOptions, SearchResponse
 from graphmem.service.browse import BrowseService, EntityCount, Neighborhood, Page, Stats
 from graphmem.service.memory_service import MemoryService
+from graphmem.summary.service import task_summary, write_extractive
 
 
 class Access(Protocol):
@@ -149,11 +150,19 @@ class ScopedService:
         task stays queued with the error recorded (see ``reflection_state``)."""
         self.access.require_write(namespace)
         task = await self.memory.tasks.end(namespace, task_id, outcome=outcome)
+        summarised = False
         if reflect:
             with contextlib.suppress(GraphmemError):
-                await self.reflection.reflect(namespace, task_id)
+                summarised = (await self.reflection.reflect(namespace, task_id)).summary is not None
             task = await self.memory.tasks.get(namespace, task_id)
+        if not summarised and self.memory.settings.task_summary == "extractive":
+            await write_extractive(self.memory, namespace, task_id)
         return task
+
+    async def task_summary(self, namespace: str, task_id: str) -> Memory | None:
+        """The task's active summary (``graphmem.summary``), or None."""
+        self.access.require_read(namespace)
+        return await task_summary(self.memory, namespace, task_id)
 
     async def reflect(self, namespace: str, task_id: str, *, force: bool = False) -> ReflectionReport:
         self.access.require_write(namespace)

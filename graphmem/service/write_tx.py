@@ -45,6 +45,8 @@ async def apply_plan(tx: Tx, plan: WritePlan, *, dedupe: bool, at: datetime) -> 
                       for r in await tx.run("memory/by_hash", hashes=hashes, namespace=namespace)
                       if tx.integrity.passed(r["signed"])}
             for memory in plan.creates:
+                if memory.id in plan.summary_ids:  # a summary replaces its task's summary; it merges into nothing
+                    continue
                 if (hit := stored.get((memory.content_hash, memory.kind.value))) is not None:
                     lost[memory.id] = (WriteAction.EXISTS if hit == memory.id else WriteAction.STRENGTHENED, hit)
         rows = [m.to_row(v) for m, v in zip(plan.creates, plan.create_vectors, strict=True) if m.id not in lost]
@@ -84,6 +86,7 @@ def link_rows(plan: WritePlan, lost: Lost) -> list[tuple[str, list[dict[str, Any
         ("memory/link_entities", drafted(plan.entity_rows, "memory_id") + built(plan.construct_entity_rows)),
         ("memory/link_derived", drafted(plan.derived_rows, "memory_id", "target_id")),
         ("memory/link_task", drafted(plan.task_rows, "memory_id")),
+        ("summary/attach", drafted(plan.summary_rows, "memory_id")),
         ("graph/link_similar", built(plan.similar_rows, "target_id")),
         ("graph/link_follows", built(plan.follow_rows)),
     ]

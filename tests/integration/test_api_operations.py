@@ -171,6 +171,7 @@ async def test_example_operations_in_sequence_over_http(served: Served) -> None:
         log = (await run("Task", namespace=ns, id=task["id"]))["task"]
         assert [t["content"] for t in log["turns"]] == ["When does my refund arrive?", "Within five business days."]
         assert [m["id"] for m in log["memories"]] == [refund]
+        assert log["summary"] is None  # not reflected yet, and this server writes no extractive summaries
 
         entities = (await run("Entities", namespace=ns))["entities"]
         assert {"name": "refund policy", "kind": "unknown", "memories": 2} in entities  # named by the caller
@@ -213,6 +214,11 @@ async def test_example_operations_in_sequence_over_http(served: Served) -> None:
         assert report["llmCalls"] >= 1
         assert report["replayed"] is False
         assert (await run("Reflect", namespace=ns, taskId=task["id"]))["reflect"] == {**report, "replayed": True}
+        summary = (await run("Task", namespace=ns, id=task["id"]))["task"]["summary"]
+        assert report["summary"] is not None  # written with the facts, in the same call
+        assert summary is not None
+        assert (summary["id"], summary["content"], summary["source"]) == (
+            report["summary"]["id"], report["summary"]["content"], "summary:reflection")
         async with httpx.AsyncClient() as plain:
             metrics = (await plain.get(served.url.replace("/graphql", "/metrics"))).text
         assert 'graphmem_reflections_total{outcome="ok"} 1.0' in metrics

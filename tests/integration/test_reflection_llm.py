@@ -83,6 +83,12 @@ async def test_customer_service_case_yields_a_linked_fact_and_a_typed_edge(
     assert typed, f"no typed edge between memories: {edges}"
     assert report.llm.calls >= 1
     assert report.llm.completion_tokens > 0
+    # the task's summary came in the same answer (no call of its own) and the same transaction as the facts
+    assert report.summary is not None, report
+    assert report.summary.content.strip()
+    rows = await store.read("summary/of_tasks", ids=[task_id], namespace=namespace)
+    assert [r["memory"]["id"] for r in rows] == [report.summary.id]
+    assert rows[0]["memory"]["source"] == "summary:reflection"
 
 
 async def test_moving_from_paris_to_berlin_supersedes_the_old_fact(

@@ -201,8 +201,14 @@ def test_plan_links(plans: list[ImportPlan]) -> None:
         task_ids = {t.id for t in plan.tasks}
         assert {t.task_id for t in plan.turns} == task_ids
         for m in plan.memories:
-            assert m.task_id in task_ids
             assert set(m.derived_from) <= turn_ids, m.id
+            if m.summary_of is not None:  # a session's summary: from all its turns, linked by summary_of
+                assert m.task_id is None
+                assert m.summary_of in task_ids
+                assert m.source == "summary:locomo"
+                assert set(m.derived_from) == {t.id for t in plan.turns if t.task_id == m.summary_of}
+                continue
+            assert m.task_id in task_ids
             if m.kind is MemoryKind.SEMANTIC:
                 assert m.source == "locomo-observation"
                 assert len(m.derived_from) == len(m.metadata["evidence"].split(","))
@@ -217,11 +223,28 @@ def test_evaluation_maps(samples: list[LocomoSample], plans: list[ImportPlan]) -
         by_dia = turn_memory_ids(plan)
         assert set(by_dia) == {t.dia_id for t in sample.turns}
         reach = memory_evidence(plan)
-        assert set(reach) == {m.id for m in plan.memories}
+        assert set(reach) == {m.id for m in plan.memories if m.summary_of is None}  # a summary is no evidence
         assert all(reach[mem_id] == (dia,) for dia, mem_id in by_dia.items())
         for m in plan.memories:
             if m.kind is MemoryKind.SEMANTIC:
                 assert reach[m.id or ""] == tuple(m.metadata["evidence"].split(","))
+
+
+def test_session_summaries_are_the_tasks_summaries(samples: list[LocomoSample], plans: list[ImportPlan]) -> None:
+    for sample, plan in zip(samples, plans, strict=True):
+        summaries = [m for m in plan.memories if m.summary_of is not None]
+        with_summary = [s for s in sample.sessions if s.summary]
+        assert with_summary
+        assert len(summaries) == len(with_summary) == plan.counts()["summaries"]
+        assert len({m.summary_of for m in summaries}) == len(summaries)  # one per task
+        by_task = {t.id: t for t in plan.tasks}
+        for m, session in zip(summaries, with_summary, strict=True):
+            assert m.kind is MemoryKind.EPISODIC
+            assert m.content == " ".join((session.summary or "").split())
+            assert m.created_at == by_task[m.summary_of or ""].started_at == session.started_at
+        bare = plan_locomo(sample, namespace=plan.namespace, summaries=False)
+        assert [m for m in bare.memories if m.summary_of is not None] == []
+        assert len(bare.memories) == len(plan.memories) - len(summaries)
 
 
 def test_plan_rejects_bad_namespace(samples: list[LocomoSample]) -> None:

@@ -1,0 +1,45 @@
+// Two-level retrieval: from the task summaries a search found, down to the memories of their tasks (its turns
+// and facts) nearest to the query, which no seed may have reached.
+// Parameters: $sources (ids of the summaries among the candidates: the $summaries nearest to the query lead),
+// $per_summary (memories each brings), $exclude (ids that are candidates already), $embedding, $query_entities,
+// and the common filters ($namespaces, $statuses, $kinds, $now, $as_of, $after, $before).
+// Returns ONE row: candidates (maps as retrieval/candidates returns them, plus via: the id of the summary that
+// brought it), nearest summary first.
+UNWIND $sources AS sid
+MATCH (sm:Memory {id: sid}) WHERE sm:Summary AND sm.namespace IN $namespaces
+WITH DISTINCT sm
+WITH sm, CASE WHEN sm.embedding IS NULL THEN 0.0 ELSE vector.similarity.cosine(sm.embedding, $embedding) END AS near
+ORDER BY near DESC, sm.id LIMIT $summaries
+MATCH (sm)-[:FROM_TASK]->(t:Task)
+CALL (sm, t) {
+  // a pattern comprehension walks from the task (the planner would otherwise scan the namespace's memories)
+  UNWIND [(t)<-[:FROM_TASK]-(m:Memory)
+          WHERE m <> sm AND NOT m:Summary AND NOT m.id IN $exclude AND m.embedding IS NOT NULL
+            AND m.status IN $statuses AND ($kinds IS NULL OR m.kind IN $kinds)
+            AND (m.expires_at IS NULL OR m.expires_at > $now)
+            AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
+                                    AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
+            AND ($after IS NULL OR m.created_at >= $after)
+            AND ($before IS NULL OR m.created_at < $before) | m] AS m
+  WITH m, vector.similarity.cosine(m.embedding, $embedding) AS score
+  ORDER BY score DESC, m.id
+  LIMIT $per_summary
+  RETURN m, score
+}
+WITH sm, near, m, score ORDER BY near DESC, sm.id, score DESC, m.id
+WITH collect({m: m, via: sm.id, score: score}) AS found
+UNWIND found AS f
+WITH f, f.m AS m
+RETURN collect({
+  memory: m {.id, .namespace, .kind, .content, .confidence, .importance, .access_count, .status, .tags,
+             .source, .sources, .reinforced_count, .content_hash, .signature, .signature_key, .metadata_json,
+             last_accessed_at: toString(m.last_accessed_at), created_at: toString(m.created_at),
+             updated_at: toString(m.updated_at), valid_from: toString(m.valid_from),
+             valid_until: toString(m.valid_until), expires_at: toString(m.expires_at)},
+  score: f.score, via: f.via,
+  entity_hits: CASE WHEN size($query_entities) = 0 THEN 0
+                    ELSE COUNT { (m)-[:ABOUT]->(e:Entity) WHERE toLower(e.name) IN $query_entities } END,
+  before: [(m)-[:FOLLOWS]->(p:Memory) | p.id][0], after: [(n:Memory)-[:FOLLOWS]->(m) | n.id][0],
+  turns: [(m)-[:DERIVED_FROM]->(t:Turn) | t.id], task: [(m)-[:FROM_TASK]->(t:Task) | t.id][0],
+  summary: m:Summary
+}) AS candidates
