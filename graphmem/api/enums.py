@@ -3,7 +3,7 @@
 import strawberry
 
 from graphmem.models import MemoryKind, MemoryStatus, RelationType, Role, WriteAction
-from graphmem.retrieval.types import Channel, ExpansionMode, Fusion, RerankMode
+from graphmem.retrieval.types import Channel, ExpansionMode, Fusion, RerankMode, SummaryMode
 
 # Registering the domain enums with strawberry makes them GraphQL enums under their own names.
 strawberry.enum(MemoryKind, description="working | episodic | semantic | lesson")
@@ -16,3 +16,5 @@ strawberry.enum(Channel)
 strawberry.enum(Fusion)
 strawberry.enum(ExpansionMode, description="How the relation expansion scores what it reached: spreading "
                 "activation (default) or personalised PageRank over the local subgraph.")
+strawberry.enum(SummaryMode, description="What a search does with task summaries: lead down to their tasks' turns "
+                "(default), return them too, or ignore them.")

@@ -41,7 +41,7 @@ from graphmem.models import (
     new_id,
 )
 from graphmem.models import Task as TaskModel
-from graphmem.retrieval.types import Channel, ExpansionMode, Fusion, RerankMode
+from graphmem.retrieval.types import Channel, ExpansionMode, Fusion, RerankMode, SummaryMode
 from graphmem.service import parse_items
 from graphql import GraphQLError
 
@@ -65,11 +65,14 @@ class Query:
         expansion_mode: Annotated[ExpansionMode, strawberry.argument(description=(
             "How the expansion scores what it reached: SPREADING (default) or PPR, personalised PageRank over the "
             "local subgraph around the direct hits (statement by statement: slower)."))] = ExpansionMode.SPREADING,
+        summaries: Annotated[SummaryMode, strawberry.argument(description=(
+            "Task summaries: LEAD (default) down to the nearest turns and facts of their tasks, without returning "
+            "them; RETURN them too; IGNORE them."))] = SummaryMode.LEAD,
     ) -> SearchPayload:
         options: dict[str, object] = {
             "k": k, "hops": hops, "rerank": rerank, "fusion": fusion, "as_of": as_of,
             "created_after": created_after, "created_before": created_before, "consensus": consensus,
-            "kinds": tuple(kinds) if kinds else None, "expansion_mode": expansion_mode,
+            "kinds": tuple(kinds) if kinds else None, "expansion_mode": expansion_mode, "summaries": summaries,
         }
         if channels:
             options["channels"] = tuple(channels)

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.models import MAX_CONTENT_CHARS, MemoryKind, RelationType, Role
-from graphmem.retrieval.types import Channel, ExpansionMode, Fusion, RerankMode
+from graphmem.retrieval.types import Channel, ExpansionMode, Fusion, RerankMode, SummaryMode
 
 MAX_BATCH = 100
 """Memories, ids or relations one call may carry."""
@@ -80,6 +80,9 @@ class SearchArgs(Args):
     expansion_mode: ExpansionMode = Field(
         default=ExpansionMode.SPREADING, description="How following the edges scores what it reached: spreading "
                                                      "activation, or ppr (personalised PageRank; slower).")
+    summaries: SummaryMode = Field(
+        default=SummaryMode.LEAD, description="Task summaries: lead (down to their tasks' nearest turns, not returned "
+                                              "themselves), return (them too), or ignore.")
     kinds: list[MemoryKind] | None = Field(default=None, max_length=4)
     rerank: RerankMode = RerankMode.FORMULA
     fusion: Fusion = Fusion.RRF

@@ -72,7 +72,7 @@ async def search(s: ScopedService, p: Principal, a: i.SearchArgs) -> o.SearchRes
     options: dict[str, Any] = {"k": a.k, "hops": a.hops, "rerank": a.rerank, "fusion": a.fusion, "as_of": a.as_of,
                                "created_after": a.created_after, "created_before": a.created_before,
                                "consensus": a.consensus, "expansion_mode": a.expansion_mode,
-                               "kinds": tuple(a.kinds) if a.kinds else None}
+                               "summaries": a.summaries, "kinds": tuple(a.kinds) if a.kinds else None}
     if a.channels:
         options["channels"] = tuple(a.channels)
     if a.include_superseded:
