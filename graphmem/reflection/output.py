@@ -11,7 +11,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.errors import LLMOutputError
 from graphmem.models import RelationType
-from graphmem.summary.draft import MAX_SUMMARY_CHARS
 
 MAX_FACTS = 8
 MAX_RELATIONS = 10
@@ -57,7 +56,9 @@ class ReflectionOutput(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    summary: str = Field(default="", max_length=MAX_SUMMARY_CHARS, description=(
+    # no max_length: llama.cpp writes a length bound into the grammar as nested optionals, and 1500 of them made
+    # its grammar parser fail (and the server stop); the draft cuts a long summary (summary.draft.MAX_SUMMARY_CHARS)
+    summary: str = Field(default="", description=(
         "The task in two to four sentences for someone who was not there: what was asked or talked about, what "
         "was done or decided, the outcome, the people and things involved, and the date if the log gives one."))
     facts: list[FactOut] = Field(max_length=MAX_FACTS, description=(

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from graphmem.config import Settings
 from graphmem.embed import Embedder
+from graphmem.eval.corpus import DEFAULT_CORPUS, corpus_plan
 from graphmem.eval.locomo import ensure_imported, eval_namespace, evaluate, restrict_sample
-from graphmem.importers.locomo import load_locomo, plan_locomo
+from graphmem.importers.locomo import load_locomo
 from graphmem.service import MemoryService
 from graphmem.store import Store
 
@@ -37,7 +38,7 @@ async def test_locomo_eval_on_two_sessions(migrated: Settings, embedder: Embedde
         report = await evaluate(migrated, LOCOMO, samples=[sample.sample_id], sessions=2, modes=("vector", "fused"),
                                 ks=KS, reimport=True, embedder=embedder)
         # a complete namespace is not imported again
-        again = await ensure_imported(service, plan_locomo(small, namespace=namespace), reimport=False)
+        again = await ensure_imported(service, corpus_plan(small, namespace, DEFAULT_CORPUS), reimport=False)
     finally:
         await store.wipe_namespace(namespace)
 

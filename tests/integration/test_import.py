@@ -33,13 +33,14 @@ async def test_locomo_import_is_complete_and_idempotent(service: MemoryService, 
     assert first.tasks == 2
     assert first.turns == counts["turns"]
     assert first.created + first.strengthened == counts["memories"]
-    assert first.by_kind["episodic"] == counts["episodic"]  # turns are never merged
+    assert counts["summaries"] == 2  # one per session: LoCoMo's session_summary
+    assert first.by_kind["episodic"] == counts["episodic"] + counts["summaries"]  # turns are never merged
     before = await snapshot(store, namespace)
     fp = {r["what"]: r["n"] for r in before}
     assert fp["Turn"] == counts["turns"]
     # the graph a write builds: the speakers and the entities found in the turns, consecutive turns of a session
     assert fp["Entity"] > 2
-    assert fp["FOLLOWS"] == counts["episodic"] - first.tasks
+    assert fp["FOLLOWS"] == counts["episodic"] - first.tasks  # the summaries take no part in the time order
     assert fp["SIMILAR_TO"] > 0
     # every semantic memory points at the turns its evidence names
     rows = await store.read("test/semantic_evidence", namespace=namespace)

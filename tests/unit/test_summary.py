@@ -152,6 +152,7 @@ def test_reflection_output_asks_for_the_summary_first() -> None:
     assert schema["required"][0] == "summary"
     assert next(iter(schema["properties"])) == "summary"
     assert ReflectionOutput.model_validate({"facts": []}).summary == ""  # an old answer still parses
+    assert "maxLength" not in schema["properties"]["summary"]  # a long bound broke llama.cpp's grammar parser
 
 
 def test_summary_corpora() -> None:
