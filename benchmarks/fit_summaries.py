@@ -9,16 +9,20 @@ Needs a running Neo4j (``graphmem neo4j start``). Imports each conversation into
 search options (the summaries' descent included: ``retrieval.descend``), then fits offline
 (``graphmem.eval.fit``): the other weights stay at their defaults, ``summary`` and ``task`` take the values of
 ``VALUES`` by coordinate ascent. One fold per conversation, both corpora pooled (a fold holds a conversation out of
-both): fitted on four, scored on the fifth. Writes ``benchmarks/results/fit_summaries.json``; the setting chosen
-on all five becomes the default, the held-out figures are the honest ones.
+both): fitted on four, scored on the fifth; and the same over the descent itself (``descent_by_cv``: per fold,
+the search with and without it, each fitted on four, the better on them scored on the fifth). Writes
+``benchmarks/results/fit_summaries.json``; the setting chosen on all five becomes the default, the held-out figures
+are the honest ones.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from benchmarks.fit_ranking import collect
@@ -33,6 +37,30 @@ VALUES: dict[str, tuple[float, ...]] = {
     "summary": (0.0, 0.05, 0.1, 0.2, 0.3, 0.5),
     "task": (0.0, 0.05, 0.1, 0.2, 0.3),
 }
+
+
+def without_descent(questions: Sequence[PoolQuestion]) -> list[PoolQuestion]:
+    """The pools as ``SummaryMode.HIDE`` leaves them: without the memories the summaries brought."""
+    return [dataclasses.replace(q, pool=tuple(i for i in q.pool if not i.descended)) for q in questions]
+
+
+def choose_descent(variants: dict[str, list[PoolQuestion]], start: FormulaWeights,
+                   reach: dict[str, tuple[str, ...]]) -> list[dict[str, object]]:
+    """Leave one conversation out over the mode too: per fold, each variant (descent on, off) is fitted on the other
+    four, the better one on them is chosen and scored on the held-out conversation."""
+    folds: list[dict[str, object]] = []
+    for held in sorted({q.conversation for q in next(iter(variants.values()))}):
+        fitted = {name: coordinate_ascent([q for q in qs if q.conversation != held], start, VALUES, reach, K)
+                  for name, qs in variants.items()}
+        name = max(fitted, key=lambda n: (fitted[n][1], n == "hide"))  # a tie keeps the simpler search
+        weights, train = fitted[name]
+        test = [q for q in variants[name] if q.conversation == held]
+        folds.append({"held_out": held, "chosen_mode": name, "chosen": {n: getattr(weights, n) for n in VALUES},
+                      "train_recall@10": round(train, 4),
+                      "held_out_recall@10": round(mean_recall(test, weights, reach, K), 4),
+                      "held_out_hide_baseline_recall@10": round(mean_recall(
+                          [q for q in variants["hide"] if q.conversation == held], start, reach, K), 4)})
+    return folds
 
 
 def main() -> None:
@@ -61,6 +89,8 @@ def main() -> None:
         return out | {"1-4": round(mean_recall(qs, w, reach, K), 4)}
 
     names = list(VALUES)
+    mode_folds = choose_descent({"lead": questions, "hide": without_descent(questions)}, baseline, reach)
+    hidden = without_descent(questions)
     report = {
         "command": f"python -m benchmarks.fit_summaries --data {args.data}",
         "corpora": list(CORPORA), "k": K, "questions": len(questions), "values": VALUES,
@@ -74,6 +104,14 @@ def main() -> None:
         "by_corpus_and_category_recall@10": {
             corpus: {"baseline": by_cat(baseline, qs), "chosen_on_all": by_cat(chosen, qs)}
             for corpus, qs in per_corpus.items()},
+        "descent_by_cv": {
+            "folds": mode_folds,
+            "cv_recall@10": round(sum(float(f["held_out_recall@10"]) for f in mode_folds) / len(mode_folds), 4),
+            "cv_hide_baseline_recall@10": round(sum(float(f["held_out_hide_baseline_recall@10"])
+                                                    for f in mode_folds) / len(mode_folds), 4),
+            "all_five": {"lead": round(mean_recall(questions, baseline, reach, K), 4),
+                         "hide": round(mean_recall(hidden, baseline, reach, K), 4)},
+        },
         "collect_seconds": round(collected, 1), "seconds": round(time.monotonic() - started, 1),
         "note": "recall@10 of the evidence turns, mean over questions (categories 1-4); baseline: the default "
                 "weights with summary 0 (summaries still lead down and count in nothing else); cv figures: mean "
@@ -84,6 +122,7 @@ def main() -> None:
     out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     for f in report["folds"]:
         print(f)
+    print(json.dumps(report["descent_by_cv"], indent=1))
     print(f"CV recall@10 {report['cv_recall@10']} (baseline {report['cv_baseline_recall@10']}); chosen on all "
           f"{report['chosen_on_all']} -> {report['chosen_on_all_recall@10']}; written to {out}")
 

@@ -17,4 +17,4 @@ strawberry.enum(Fusion)
 strawberry.enum(ExpansionMode, description="How the relation expansion scores what it reached: spreading "
                 "activation (default) or personalised PageRank over the local subgraph.")
 strawberry.enum(SummaryMode, description="What a search does with task summaries: lead down to their tasks' turns "
-                "(default), return them too, or ignore them.")
+                "(default), return them too, or hide them (no descent, not returned).")

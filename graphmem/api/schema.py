@@ -67,7 +67,8 @@ class Query:
             "local subgraph around the direct hits (statement by statement: slower)."))] = ExpansionMode.SPREADING,
         summaries: Annotated[SummaryMode, strawberry.argument(description=(
             "Task summaries: LEAD (default) down to the nearest turns and facts of their tasks, without returning "
-            "them; RETURN them too; IGNORE them."))] = SummaryMode.LEAD,
+            "them; RETURN them too; HIDE: neither returned nor climbed down from (the expansion still walks from "
+            "them as from any memory)."))] = SummaryMode.LEAD,
     ) -> SearchPayload:
         options: dict[str, object] = {
             "k": k, "hops": hops, "rerank": rerank, "fusion": fusion, "as_of": as_of,

@@ -65,8 +65,8 @@ MODES: dict[str, Mode] = {
     "llm": Mode(DEFAULT_CHANNELS, 1, RerankMode.LLM),
     # not run by default: the formula search with the recency and popularity seeds too (--modes all-channels)
     "all-channels": Mode(ALL_CHANNELS, 1, RerankMode.FORMULA),
-    # nor this: the formula search with the task summaries leading nowhere (the ablation of the descent)
-    "no-descent": Mode(DEFAULT_CHANNELS, 1, RerankMode.FORMULA, SummaryMode.IGNORE),
+    # nor this: the formula search without the descent from the task summaries (they are not returned either)
+    "no-descent": Mode(DEFAULT_CHANNELS, 1, RerankMode.FORMULA, SummaryMode.HIDE),
 }
 DEFAULT_MODES = ("vector", "fused", "expanded", "formula", "llm")
 

@@ -82,7 +82,7 @@ class SearchArgs(Args):
                                                      "activation, or ppr (personalised PageRank; slower).")
     summaries: SummaryMode = Field(
         default=SummaryMode.LEAD, description="Task summaries: lead (down to their tasks' nearest turns, not returned "
-                                              "themselves), return (them too), or ignore.")
+                                              "themselves), return (them too), or hide (no descent, not returned).")
     kinds: list[MemoryKind] | None = Field(default=None, max_length=4)
     rerank: RerankMode = RerankMode.FORMULA
     fusion: Fusion = Fusion.RRF

@@ -47,10 +47,10 @@ def descended(rows: list[dict[str, Any]], known: Mapping[str, Candidate]) -> dic
 
 async def descend(store: Store, candidates: dict[str, Candidate], options: SearchOptions, qvec: list[float],
                   filters: dict[str, Any], asked: QueryContext) -> dict[str, Candidate]:
-    """``candidates`` and what the summaries among them lead down to (unchanged with ``SummaryMode.IGNORE``, and
+    """``candidates`` and what the summaries among them lead down to (unchanged with ``SummaryMode.HIDE``, and
     without a statement when no candidate is a summary)."""
     leads = [i for i, c in candidates.items() if c.summary]
-    if options.summaries is SummaryMode.IGNORE or not leads:
+    if options.summaries is SummaryMode.HIDE or not leads:
         return candidates
     (row,) = await store.read("retrieval/descend", sources=leads, summaries=LEAD_SUMMARIES, per_summary=PER_SUMMARY,
                               exclude=list(candidates), embedding=qvec, query_entities=list(asked.entities),

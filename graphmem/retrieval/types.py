@@ -42,7 +42,7 @@ class SummaryMode(StrEnum):
 
     LEAD = "lead"  # they lead down to the nearest turns and facts of their tasks, and are not returned themselves
     RETURN = "return"  # they lead down, and are returned like any memory
-    IGNORE = "ignore"  # they lead nowhere and are not returned
+    HIDE = "hide"  # not returned and no descent (the expansion still walks from them as from any seed)
 
 
 class SearchOptions(BaseModel):

@@ -118,7 +118,7 @@ async def test_the_summary_leads_search_to_a_turn_no_seed_reached(
     retrieval = RetrievalService(store, service.embedder, service.settings)
     query = "What did Melanie say about the holiday trip to Portugal?"
     options = SearchOptions(namespaces=(namespace,), k=10, seed_k=3, hops=0)  # seeds only, then the descent
-    seeded = await retrieval.candidate_pool(query, options.model_copy(update={"summaries": SummaryMode.IGNORE}))
+    seeded = await retrieval.candidate_pool(query, options.model_copy(update={"summaries": SummaryMode.HIDE}))
     seeds = {i for i, c in seeded[0].items() if c.fused > 0}
     found = await retrieval.search(query, options)
     by_content = {r.memory.content: r for r in found.results}
@@ -132,5 +132,5 @@ async def test_the_summary_leads_search_to_a_turn_no_seed_reached(
     assert summary.id not in {r.memory.id for r in found.results}  # it led, it is not returned (the default)
     returned = await retrieval.search(query, options.model_copy(update={"summaries": SummaryMode.RETURN}))
     assert summary.id in {r.memory.id for r in returned.results}
-    ignored = await retrieval.search(query, options.model_copy(update={"summaries": SummaryMode.IGNORE}))
+    ignored = await retrieval.search(query, options.model_copy(update={"summaries": SummaryMode.HIDE}))
     assert all(r.path[:1] == () or r.path[0].type != "FROM_TASK" for r in ignored.results)

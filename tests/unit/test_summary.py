@@ -162,3 +162,16 @@ def test_summary_corpora() -> None:
     assert [c for c in CORPORA if has_summaries(c)] == ["turns+facts+summaries", "turns+summaries"]
     names = {corpus_namespace("locomo-conv-26", c) for c in CORPORA}
     assert len(names) == len(CORPORA)
+
+
+def test_a_time_read_back_from_neo4j_is_written_in_plain_utc() -> None:
+    from zoneinfo import ZoneInfo
+
+    read_back = datetime(2023, 5, 8, 13, 56, tzinfo=ZoneInfo("UTC"))  # a named zone, as a time read from Neo4j
+    draft = summary_draft(TASK.model_copy(update={"started_at": read_back}), "Bob asked.", turn_ids=[], how="x")
+    assert draft is not None
+    plan = plan_batch([draft], [[1.0, 0.0]], existing_ids=set(), hash_hits={}, vector_hits={}, threshold=0.9,
+                      dedupe=True, alpha=0.2, now=NOW)
+    created = plan.creates[0].created_at
+    assert created.tzinfo is UTC
+    assert created == TASK.started_at
