@@ -1,7 +1,8 @@
 """Loads the parameterised Cypher statements kept in ``cypher/**/*.cypher``.
 
 A file holds one statement, after a header of ``//`` comment lines that says its parameters and what it
-returns. Statements are looked up by their path without the suffix, e.g. ``"memory/create"``.
+returns. Statements are looked up by their path without the suffix, e.g. ``"memory/create"``. A test suite keeps its
+own statements with itself and registers their folder (``register_folder("test", ...)``): they are never shipped.
 """
 
 from __future__ import annotations
@@ -14,6 +15,17 @@ from graphmem.errors import ConfigError
 
 _PACKAGED = Path(__file__).resolve().parent.parent / "cypher"  # wheels: force-included copy
 _SOURCE = Path(__file__).resolve().parent.parent.parent / "cypher"  # editable install / repo checkout
+
+
+_FOLDERS: dict[str, Path] = {}
+"""Statement folders registered from outside the package (``register_folder``), by their first name part."""
+
+
+def register_folder(prefix: str, path: Path) -> None:
+    """Statements named ``<prefix>/...`` are read from ``path`` (a test suite's own statements)."""
+    if not prefix or "/" in prefix or not path.is_dir():
+        raise ConfigError(f"cannot register cypher folder {prefix!r} at {path}")
+    _FOLDERS[prefix] = path.resolve()
 
 
 def cypher_root() -> Path:
@@ -37,6 +49,9 @@ class CypherLoader:
         self.root = root or cypher_root()
 
     def __call__(self, name: str) -> LiteralString:
+        prefix, _, rest = name.partition("/")
+        if prefix in _FOLDERS and rest:
+            return _load(_FOLDERS[prefix], rest)
         return _load(self.root, name)
 
     def names(self, folder: str) -> list[str]:

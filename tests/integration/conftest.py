@@ -21,8 +21,10 @@ from graphmem.neo4j_local.tools import free_port
 from graphmem.service import MemoryService
 from graphmem.store import Store, migrate
 from graphmem.store.admin import wait_ready
+from graphmem.store.cypher import register_folder
 
 pytestmark = pytest.mark.integration
+register_folder("test", Path(__file__).parent / "cypher" / "test")  # the statements only these tests run
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -52,3 +52,19 @@ def test_every_repository_statement_loads_and_has_a_header() -> None:
         name = str(path.relative_to(root).with_suffix(""))
         assert loader(name)
         assert path.read_text().lstrip().startswith("//"), f"{name} lacks a header comment"
+
+
+def test_a_registered_folder_serves_its_prefix_and_nothing_ships_test_statements(tmp_path: Path) -> None:
+    from graphmem.store.cypher import _FOLDERS, cypher_root, register_folder
+
+    (tmp_path / "probe.cypher").write_text("// a test statement\nRETURN 1 AS one\n", encoding="utf-8")
+    assert not (cypher_root() / "test").exists()  # test-only statements live with the tests
+    register_folder("unit-probe", tmp_path)
+    try:
+        assert CypherLoader()("unit-probe/probe") == "RETURN 1 AS one"
+    finally:
+        _FOLDERS.pop("unit-probe")
+    with pytest.raises(ConfigError):
+        CypherLoader()("unit-probe/probe")
+    with pytest.raises(ConfigError):
+        register_folder("a/b", tmp_path)
