@@ -212,6 +212,18 @@ class MemoryDraft(BaseModel):
                 raise ValueError("a task summary comes from the task it summarises (task_id = summary_of)")
         return self
 
+    @field_validator("created_at", "valid_from", "valid_until", "expires_at")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        """Aware times in plain UTC, as they are stored (a time read back from Neo4j carries a named zone, which
+        Neo4j would store as a zone id the search cannot read); one that UTC cannot hold is invalid input."""
+        if value is None or value.tzinfo is None:
+            return value
+        try:
+            return value.astimezone(UTC)
+        except OverflowError:
+            raise ValueError("time out of range once in UTC") from None
+
     @field_validator("entities")
     @classmethod
     def _entities(cls, value: tuple[str, ...]) -> tuple[str, ...]:

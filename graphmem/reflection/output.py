@@ -56,11 +56,6 @@ class ReflectionOutput(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    # no max_length: llama.cpp writes a length bound into the grammar as nested optionals, and 1500 of them made
-    # its grammar parser fail (and the server stop); the draft cuts a long summary (summary.draft.MAX_SUMMARY_CHARS)
-    summary: str = Field(default="", description=(
-        "The task in two to four sentences for someone who was not there: what was asked or talked about, what "
-        "was done or decided, the outcome, the people and things involved, and the date if the log gives one."))
     facts: list[FactOut] = Field(max_length=MAX_FACTS, description=(
         "What is worth remembering after this task: user preferences, decisions, facts about people and "
         "things, policies, outcomes. Not small talk, not what is already an existing memory unchanged."))
@@ -70,6 +65,12 @@ class ReflectionOutput(BaseModel):
         "Mistakes made in this task that an agent should avoid next time (empty if none)."))
     improvements: list[str] = Field(default_factory=list, max_length=MAX_LESSONS, description=(
         "What an agent should do better next time (empty if nothing)."))
+    # Last, so that the facts come out as they did before summaries (a small model's facts moved when it wrote the
+    # summary first). No max_length: llama.cpp writes a length bound into the grammar as nested optionals, and 1500
+    # of them made its grammar parser fail (and the server stop); the draft cuts a long one (MAX_SUMMARY_CHARS).
+    summary: str = Field(default="", description=(
+        "The task in two to four sentences for someone who was not there: what was asked or talked about, what "
+        "was done or decided, the outcome, the people and things involved, and the date if the log gives one."))
     dropped_relations: int = Field(default=0, ge=0, exclude=True)
     """Set by check_references, never by the model (left out of the schema it is shown)."""
 
@@ -86,7 +87,7 @@ def constrained_schema(*, memory_aliases: list[str], turn_numbers: list[int],
     schema into a grammar (llama.cpp) then cannot produce an unknown id at all. ``min_relations`` makes the
     grammar ask for that many edges (a small model otherwise often links nothing)."""
     schema = ReflectionOutput.model_json_schema()
-    schema["required"] = ["summary", *[r for r in schema.get("required", []) if r != "summary"]]
+    schema["required"] = [*[r for r in schema.get("required", []) if r != "summary"], "summary"]
     if min_relations:
         schema["properties"]["relations"]["minItems"] = min_relations
     defs = schema["$defs"]

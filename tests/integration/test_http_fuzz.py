@@ -85,7 +85,7 @@ def headers_of(served: Served, caller: str, **extra: str) -> dict[str, str]:
 
 def test_generated_operations_answer_coded_json_and_leak_nothing(served: Served, http: httpx.Client) -> None:
     known = served.known_strings()
-    count = examples(150)
+    count = examples(200)  # 150 left 1 to 2 operations that ran, short of the 3 asked, once the schema grew
     outcomes: Counter[str] = Counter()
 
     @campaign(count)

@@ -22,13 +22,19 @@ async def locks(store: Store, namespace: str) -> int:
         return int(record["n"]) if record else 0
 
 
+FACTS = ("Alice drinks green tea every morning.", "Bob rides a red bicycle to work.",
+         "The office closes at six in the evening.", "Carol moved to Lisbon in May.", "Dave's dog is called Rex.")
+"""Five facts no two of which are near duplicates ("Fact 1 of <ns>" and "Fact 2 of <ns>" were merged under some
+random namespace names)."""
+
+
 async def test_wipe_removes_the_namespaces_lock_nodes_only(store: Store, embedder: Embedder, migrated: Settings,
                                                            namespace: str) -> None:
     other = f"t-{uuid.uuid4().hex[:12]}"
     service = MemoryService(store, embedder, migrated)
     for ns in (namespace, other):
-        await service.write_memories([MemoryDraft(namespace=ns, kind=MemoryKind.SEMANTIC, content=f"Fact {i} of {ns}.")
-                                      for i in range(5)])
+        await service.write_memories([MemoryDraft(namespace=ns, kind=MemoryKind.SEMANTIC, content=text)
+                                      for text in FACTS])
     assert await locks(store, namespace) > 0
     assert await locks(store, other) > 0
     try:

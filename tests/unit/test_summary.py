@@ -147,10 +147,10 @@ def test_descended_rows_become_candidates_with_their_path() -> None:
     assert "tags" not in n1.data
 
 
-def test_reflection_output_asks_for_the_summary_first() -> None:
+def test_reflection_output_asks_for_the_summary_last() -> None:
     schema = constrained_schema(memory_aliases=["M1"], turn_numbers=[1])
-    assert schema["required"][0] == "summary"
-    assert next(iter(schema["properties"])) == "summary"
+    assert schema["required"][-1] == "summary"
+    assert list(schema["properties"])[-1] == "summary"
     assert ReflectionOutput.model_validate({"facts": []}).summary == ""  # an old answer still parses
     assert "maxLength" not in schema["properties"]["summary"]  # a long bound broke llama.cpp's grammar parser
 
@@ -175,3 +175,16 @@ def test_a_time_read_back_from_neo4j_is_written_in_plain_utc() -> None:
     created = plan.creates[0].created_at
     assert created.tzinfo is UTC
     assert created == TASK.started_at
+
+
+def test_a_time_utc_cannot_hold_is_invalid_input() -> None:
+    from datetime import timedelta, timezone
+
+    east = timezone(timedelta(hours=5))
+    with pytest.raises(ValueError, match="out of range"):
+        MemoryDraft(namespace="ns", kind=MemoryKind.SEMANTIC, content="x", created_at=datetime(1, 1, 1, tzinfo=east))
+    draft = MemoryDraft(namespace="ns", kind=MemoryKind.SEMANTIC, content="x",
+                        valid_from=datetime(2020, 1, 1, 5, tzinfo=east))
+    assert draft.valid_from == datetime(2020, 1, 1, tzinfo=UTC)
+    assert draft.valid_from is not None
+    assert draft.valid_from.tzinfo is UTC
