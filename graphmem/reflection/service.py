@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from graphmem.errors import ConfigError, GraphmemError, NotFoundError, ValidationError
 from graphmem.llm import LLMClient
-from graphmem.models import Memory, MemoryKind, Task, Turn, Vector, WriteAction, utcnow
+from graphmem.models import Memory, MemoryDraft, MemoryKind, Task, Turn, Vector, WriteAction, utcnow
 from graphmem.reflection.locks import KeyedLocks
 from graphmem.reflection.output import ReflectionOutput, check_references, constrained_schema
 from graphmem.reflection.plan import ReflectionPlan, plan_reflection, resolve_rows
@@ -149,17 +149,13 @@ class ReflectionService:
         plan = plan_reflection(output, namespace=task.namespace, task_id=task.id, turns=turns,
                                aliases={a: m.id for a, m in aliases.items()}, now=now,
                                shown={m.content: m.id for m in aliases.values()})
-        batch = await self.memory.plan_write(plan.drafts) if plan.drafts else WritePlan()
         summary = summary_draft(task, output.summary, turn_ids=[t.id for t in turns], how="reflection")
-        summary_batch = await self.memory.plan_write([summary], dedupe=False) if summary else None
+        drafts = [*plan.drafts, *([summary] if summary is not None else [])]  # a summary is never deduplicated
+        batch = await self.memory.plan_write(drafts) if drafts else WritePlan()
         kinds = {m.id: m.kind for m in aliases.values()}
 
         async def work(tx: Tx) -> ReflectionReport:
-            report = await self._write_plan(tx, task, plan, batch, usage, now)
-            if summary is not None and summary_batch is not None:
-                (result,) = await apply_plan(tx, summary_batch, dedupe=False, at=now)
-                report.summary = WrittenMemory(id=result.id, kind=summary.kind, content=summary.content,
-                                               action=result.action)
+            report = await self._write_plan(tx, task, plan, batch, usage, now, summary)
             report.latency_ms = round((time.perf_counter() - started) * 1000, 1)
             report.turns_shown, report.turns_omitted = len(log_.lines), log_.omitted
             report.related_shown, report.dropped_relations = len(aliases), output.dropped_relations
@@ -177,12 +173,15 @@ class ReflectionService:
         return report
 
     async def _write_plan(self, tx: Tx, task: Task, plan: ReflectionPlan, batch: WritePlan, usage: LLMUsage,
-                          now: Any) -> ReflectionReport:
-        """Inside the reflection's transaction: the memories (each one's fate decided under the write path's
-        locks), then the edges and supersedes between the memory ids that came out."""
-        results = await apply_plan(tx, batch, dedupe=True, at=now) if plan.drafts else []
-        written = [WrittenMemory(id=r.id, kind=d.kind, content=d.content, action=r.action, similarity=r.similarity)
-                   for d, r in zip(plan.drafts, results, strict=True)]
+                          now: Any, summary: MemoryDraft | None = None) -> ReflectionReport:
+        """Inside the reflection's transaction: the memories and the task's summary, last in the batch (each one's
+        fate decided under the write path's locks), then the edges and supersedes between the memory ids that
+        came out."""
+        drafts = [*plan.drafts, *([summary] if summary is not None else [])]
+        results = await apply_plan(tx, batch, dedupe=True, at=now) if drafts else []
+        everything = [WrittenMemory(id=r.id, kind=d.kind, content=d.content, action=r.action, similarity=r.similarity)
+                      for d, r in zip(drafts, results, strict=True)]
+        written = everything[:len(plan.drafts)]
         created = [w.action is WriteAction.CREATED for w in written]
         edge_rows, supersede_rows, refused = resolve_rows(plan, [w.id for w in written], now=now, created=created)
         if edge_rows:
@@ -196,6 +195,7 @@ class ReflectionService:
                    for r in edge_rows],
             superseded=[r["old"] for r in supersede_rows], supersedes_refused=refused, llm=usage, latency_ms=0.0,
             turns_shown=0, turns_omitted=0, related_shown=0,
+            summary=everything[-1].model_copy(update={"similarity": None}) if summary is not None else None,
         )
 
     async def related_memories(self, namespace: str, turns: Sequence[Turn], *,

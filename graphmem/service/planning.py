@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -114,13 +114,13 @@ def plan_batch(
             memory_id = target.id
         else:
             memory_id = draft.id or new_id()
-            created = utc(draft.created_at) or now
+            created = draft.created_at or now
             reason = quarantine.get(i)
             memory = Memory(
                 id=memory_id, namespace=draft.namespace, kind=draft.kind, content=draft.content,
                 confidence=draft.confidence, importance=draft.importance, created_at=created, updated_at=now,
-                valid_from=utc(draft.valid_from) or created, valid_until=utc(draft.valid_until),
-                expires_at=utc(_expiry(draft, now, working_ttl)),
+                valid_from=draft.valid_from or created, valid_until=draft.valid_until,
+                expires_at=_expiry(draft, now, working_ttl),
                 tags=draft.tags, source=draft.source, sources=(draft.source,) if draft.source else (),
                 content_hash=content_hash(draft.content),
                 status=MemoryStatus.QUARANTINED if reason else MemoryStatus.ACTIVE,
@@ -146,13 +146,6 @@ def plan_batch(
             plan.task_rows.append({"memory_id": memory_id, "namespace": draft.namespace, "task_id": draft.task_id,
                                    "at": now})
     return plan
-
-
-def utc(at: datetime | None) -> datetime | None:
-    """An aware time in the standard library's UTC. A time read back from Neo4j (a task's start, say) carries the
-    driver's named UTC zone, which Neo4j stores as a zone id (``...Z[UTC]`` in ``toString``): a form the search's
-    projections cannot read. A naive time is left as it is (the model validates it)."""
-    return at.astimezone(UTC) if at is not None and at.tzinfo is not None else at
 
 
 def _expiry(draft: MemoryDraft, now: datetime, working_ttl: timedelta | None) -> datetime | None:

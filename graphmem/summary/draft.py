@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 
-from graphmem.models import MAX_CONTENT_CHARS, MemoryDraft, MemoryKind, Task, Turn
+from graphmem.models import MemoryDraft, MemoryKind, Task, Turn
 
 SUMMARY_TAG = "summary"
 SUMMARY_SOURCE = "summary"
@@ -43,7 +43,7 @@ def summary_draft(task: Task, content: str, *, turn_ids: Sequence[str], how: str
     text = " ".join(content.split())
     if not text:
         return None
-    if len(text) > min(MAX_SUMMARY_CHARS, MAX_CONTENT_CHARS):
+    if len(text) > MAX_SUMMARY_CHARS:
         text = text[: MAX_SUMMARY_CHARS - 1].rstrip() + "\u2026"
     return MemoryDraft(
         namespace=task.namespace, kind=MemoryKind.EPISODIC, content=text, id=summary_id(task.id, text),
