@@ -132,8 +132,7 @@ def field_guide() -> str:
 
 def render_prompt(task: Task, log: Compressed, related: dict[str, Memory]) -> tuple[str, str]:
     """(system, user) messages of a reflection."""
-    head = (f"Task: {task.title or task.id}\nStarted: {task.started_at:%d %B %Y, %H:%M} UTC"
-            + (f"\nOutcome: {task.outcome}" if task.outcome else ""))
+    head = f"Task: {task.title or task.id}" + (f"\nOutcome: {task.outcome}" if task.outcome else "")
     memories = "\n".join(f"{alias} ({m.kind.value}): {shorten(m.content, 300)}" for alias, m in related.items())
     notes = []
     if log.omitted:
