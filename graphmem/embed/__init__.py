@@ -46,6 +46,10 @@ def check_dimension(settings: Settings, actual: int) -> int:
 def make_embedder(settings: Settings) -> Embedder:
     """The configured backend, loaded and checked (local models are loaded here, which takes seconds)."""
     match settings.embedder:
+        case "bilingual":
+            from graphmem.embed.bridge import BilingualEmbedder
+
+            return BilingualEmbedder(settings)
         case "sentence-transformers":
             from graphmem.embed.sentence import SentenceTransformerEmbedder
 

