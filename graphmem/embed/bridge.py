@@ -111,13 +111,14 @@ class BilingualEmbedder:
 
     def _mix(self, english: list[list[float]], texts: Sequence[str], side: Side) -> list[list[float]]:
         """MiniLM's rows as they are, except those of texts with Chinese in them."""
-        chinese = [i for i, t in enumerate(texts) if chinese_share(t) > 0]
+        shares = [chinese_share(t) for t in texts]
+        chinese = [i for i, s in enumerate(shares) if s > 0]
         if not chinese:
             return english
         subset = [texts[i] for i in chinese]
         e5 = np.asarray(self._e5.embed_documents(subset) if side == "documents" else self._e5.embed_queries(subset),
                         np.float32)
-        share = np.array([chinese_share(t) for t in subset], np.float32)[:, None]
+        share = np.array([shares[i] for i in chinese], np.float32)[:, None]
         own = np.asarray([english[i] for i in chinese], np.float32)
         mixed = Bridge.unit((1 - share) * own + share * self._bridge.map(side, e5)).tolist()
         out = list(english)

