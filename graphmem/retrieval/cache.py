@@ -6,7 +6,11 @@ namespaces it read are unchanged. Two kinds of versions make up a cached entry's
 - shared ones, in Neo4j (``(:NamespaceVersion {key})``): every write transaction of the services ends with
   ``bump_step`` (``retrieval/bump_version``), and every search first reads the versions of the namespaces it
   searches (``shared_versions``, one small auto-commit read), so a write through any replica invalidates the
-  cached searches of all of them as soon as it has committed;
+  cached searches of all of them as soon as it has committed. A namespace's version is the sum of
+  ``VERSION_SHARDS`` counters (keys ``<namespace>#<shard>``, plus the unsharded ``<namespace>`` of older
+  stores): a bump takes the write lock of ONE counter until its transaction commits, and this process's bumps
+  go round the shards, so concurrent writes to one namespace do not queue behind one lock. The sum only grows,
+  so it never goes back to a value a cache saw;
 - local ones (``NamespaceVersions``), bumped by this process after each write it makes, also when the write
   failed (and by tools that write around the services, e.g. the LoCoMo evaluation's reset).
 
@@ -16,6 +20,8 @@ ages out.
 
 from __future__ import annotations
 
+import itertools
+import random
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -27,19 +33,30 @@ V = TypeVar("V")
 ALL_NAMESPACES = "*"
 """The shared version key of writes to every namespace (a sweep); no namespace can be named so."""
 BUMP = "retrieval/bump_version"
+VERSION_SHARDS = 16
+"""Counters per namespace version: up to this many writes to one namespace commit without waiting on each
+other's bump (namespace names cannot hold ``#``, so ``<namespace>#<shard>`` is no other namespace's key)."""
+_shards = itertools.count(random.randrange(VERSION_SHARDS))
+
+
+def shard_keys(key: str) -> list[str]:
+    """The counters whose sum is ``key``'s version: the unsharded one of older stores, then every shard."""
+    return [key, *(f"{key}#{shard}" for shard in range(VERSION_SHARDS))]
 
 
 def bump_step(namespace: str | None) -> Step:
-    """The statement a write transaction of ``namespace`` (None: of every namespace) ends with."""
-    return Step(BUMP, {"keys": [ALL_NAMESPACES if namespace is None else namespace]})
+    """The statement a write transaction of ``namespace`` (None: of every namespace) ends with: it bumps the
+    next shard of this process's round (two writes in flight here never bump the same counter)."""
+    key = ALL_NAMESPACES if namespace is None else namespace
+    return Step(BUMP, {"keys": [f"{key}#{next(_shards) % VERSION_SHARDS}"]})
 
 
 async def shared_versions(store: Store, namespaces: Iterable[str]) -> tuple[int, ...]:
     """The shared versions of every namespace and of ``namespaces``, in that order (0: never written)."""
     keys = [ALL_NAMESPACES, *namespaces]
-    row = await store.read_row("retrieval/namespace_versions", keys=keys)
+    row = await store.read_row("retrieval/namespace_versions", keys=[k for key in keys for k in shard_keys(key)])
     found = {str(key): int(version) for key, version in row["versions"]}
-    return tuple(found.get(key, 0) for key in keys)
+    return tuple(sum(found.get(k, 0) for k in shard_keys(key)) for key in keys)
 
 
 class NamespaceVersions:

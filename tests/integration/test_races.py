@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from graphmem.models import MemoryDraft, MemoryKind, Role, Task, Turn, WriteAction, WriteResult
+from graphmem.retrieval.cache import BUMP, bump_step
 from graphmem.service import MemoryService
 from graphmem.store import Store
 
@@ -137,3 +138,33 @@ async def test_a_near_duplicate_is_found_behind_another_namespaces_memories(serv
     (near,) = (await service.write_memories([draft(namespace, text.replace(".", "!"))])).items
     (again,) = (await service.write_memories([draft(namespace, text)])).items
     assert (again.action, again.id) == (WriteAction.STRENGTHENED, near.id)
+
+
+async def test_a_write_does_not_wait_for_another_open_write_of_its_namespace(service: MemoryService, store: Store,
+                                                                           namespace: str) -> None:
+    """Every write transaction bumps its namespace's cache version last and holds that lock until it commits: a
+    write must not queue behind another transaction of the same namespace that is still open (a slow batch, an
+    LLM-planned reflection) just for the version counter."""
+    bump = bump_step(namespace)
+    async with store.driver.session(database=store.database) as session:
+        tx = await session.begin_transaction()
+        try:
+            await tx.run(store.cypher(BUMP), **bump.params)  # an open write of this namespace, holding its bump
+            written = await asyncio.wait_for(
+                service.write_memories([draft(namespace, "The loading dock closes at six on Saturdays.")]), 20)
+        finally:
+            await tx.rollback()
+    assert [i.action for i in written.items] == [WriteAction.CREATED]
+
+
+async def test_a_similar_memory_is_linked_behind_another_namespaces_memories(service: MemoryService,
+                                                                              namespace: str, other: str) -> None:
+    """SIMILAR_TO at write: the vector index ranks all namespaces together, so 30 close copies in a large tenant
+    must not hide a small tenant's one similar memory (the neighbour lookup asks again, deeper)."""
+    text = "The user prefers green tea in the morning."
+    await service.write_memories([draft(other, text) for _ in range(30)], dedupe=False)
+    (first,) = (await service.write_memories([draft(namespace, text)])).items
+    (second,) = (await service.write_memories([draft(namespace, "Every morning the user drinks a cup of green tea.")],
+                                              dedupe=False)).items
+    edges = await service.store.read("test/edges_of_type", namespace=namespace, type="SIMILAR_TO")
+    assert [(e["source"], e["target"]) for e in edges] == [(second.id, first.id)]

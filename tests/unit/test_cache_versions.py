@@ -7,7 +7,16 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, cast
 
 from graphmem.config import Settings
-from graphmem.retrieval.cache import ALL_NAMESPACES, BUMP, NamespaceVersions, ResultCache, bump_step
+from graphmem.retrieval.cache import (
+    ALL_NAMESPACES,
+    BUMP,
+    VERSION_SHARDS,
+    NamespaceVersions,
+    ResultCache,
+    bump_step,
+    shard_keys,
+    shared_versions,
+)
 from graphmem.service.idempotency import IdempotentWriter
 from graphmem.store import Step, Store
 
@@ -29,9 +38,38 @@ def test_a_local_write_is_a_miss_whatever_the_shared_versions() -> None:
     assert cache.get(("q",), ["a"], (0, 3)) is None
 
 
-def test_bump_step_names_the_namespace_or_all() -> None:
-    assert bump_step("ns") == Step(BUMP, {"keys": ["ns"]})
-    assert bump_step(None) == Step(BUMP, {"keys": [ALL_NAMESPACES]})
+def test_bump_step_names_a_shard_of_the_namespace_or_of_all() -> None:
+    (key,) = bump_step("ns").params["keys"]
+    assert bump_step("ns").name == BUMP
+    assert key in shard_keys("ns")[1:]
+    (every,) = bump_step(None).params["keys"]
+    assert every in shard_keys(ALL_NAMESPACES)[1:]
+
+
+def test_bumps_in_flight_together_lock_different_shards() -> None:
+    """Writes to one namespace must not queue behind one counter's lock: this process's next VERSION_SHARDS
+    bumps of a namespace each take another counter."""
+    keys = [bump_step("ns").params["keys"][0] for _ in range(VERSION_SHARDS)]
+    assert sorted(keys) == sorted(shard_keys("ns")[1:])
+
+
+class VersionRows:
+    """``retrieval/namespace_versions`` over a dict of counters."""
+
+    def __init__(self, counters: dict[str, int]) -> None:
+        self.counters = counters
+
+    async def read_row(self, name: str, **params: Any) -> dict[str, Any]:
+        assert name == "retrieval/namespace_versions"
+        return {"versions": [[k, v] for k, v in self.counters.items() if k in params["keys"]]}
+
+
+async def test_a_namespace_version_is_the_sum_of_its_counters_and_only_grows() -> None:
+    counters = {"ns": 5, "ns#0": 2, "ns#15": 1, "other#3": 9, "*#1": 4}
+    store = cast(Store, VersionRows(counters))
+    assert await shared_versions(store, ["ns", "new"]) == (4, 8, 0), "the unsharded counter of older stores counts"
+    counters["ns#7"] = 1
+    assert await shared_versions(store, ["ns"]) == (4, 9)
 
 
 class RecordingStore:
