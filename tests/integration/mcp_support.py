@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,6 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
 from graphmem.api.app import create_app
+from graphmem.cli.serve import listen
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from tests.integration.api_support import Tokens, api_settings, fresh_namespaces, make_tokens, wipe
@@ -48,8 +48,7 @@ async def serve(base: Settings, embedder: Embedder, **overrides: Any) -> AsyncIt
     tokens, entries = make_tokens(ns_a, ns_b)
     settings = api_settings(base, entries, shared=shared, **overrides)
     app = create_app(settings, embedder=embedder)
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
+    sock = listen("127.0.0.1", 0)  # serve's own socket (TCP_NODELAY)
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_config=None, access_log=False))
     task = asyncio.create_task(server.serve(sockets=[sock]))
