@@ -70,6 +70,20 @@ class Tally:
         (self.search_ms if kind == "search" else self.write_ms).append(ms)
         self.acknowledged.extend(written)
 
+    @classmethod
+    def merged(cls, clients: int, parts: list[Tally]) -> Tally:
+        """One tally of phases run side by side (client processes): their figures together, the longest time."""
+        tally = cls(clients, seconds=max(p.seconds for p in parts))
+        for part in parts:
+            tally.admitted_ms += part.admitted_ms
+            tally.search_ms += part.search_ms
+            tally.write_ms += part.write_ms
+            tally.refused += part.refused
+            tally.acknowledged += part.acknowledged
+            for code, n in part.errors.items():
+                tally.errors[code] = tally.errors.get(code, 0) + n
+        return tally
+
     def summary(self, cores: int) -> dict[str, Any]:
         total = len(self.admitted_ms) + self.refused + sum(self.errors.values())
         done = len(self.admitted_ms)
@@ -112,6 +126,8 @@ def replicas(count: int, neo4j_uri: str, namespace: str, log_dir: Path) -> Itera
     env = {**os.environ, "GRAPHMEM_NEO4J_URI": neo4j_uri, "GRAPHMEM_TOKENS": tokens, "GRAPHMEM_LOG_LEVEL": "WARNING",
            "GRAPHMEM_RATE_LIMIT_PER_S": "1000000", "GRAPHMEM_RATE_LIMIT_BURST": "1000000",
            "GRAPHMEM_REFLECTION_WORKER": "false"}
+    # replicas on one machine split its cores (docs/deploy.md): the default two per core is per process
+    env.setdefault("GRAPHMEM_API_MAX_IN_FLIGHT", str(max(1, 2 * cores() // count)))
     env.pop("GRAPHMEM_TOKENS_FILE", None)
     log_dir.mkdir(parents=True, exist_ok=True)
     procs: list[subprocess.Popen[bytes]] = []

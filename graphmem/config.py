@@ -153,8 +153,10 @@ class Settings(BaseSettings):
     api_max_body_bytes: int = Field(default=2_000_000, gt=0)
     log_level: str = "INFO"
     api_max_in_flight: int = Field(default=0, ge=0)
-    """Requests to /graphql and /mcp served at once by one process (0: four per CPU core); the excess waits at most
-    ``api_queue_wait_s`` (at most ``api_max_queued`` of them), then is refused at once with OVERLOADED (HTTP 503)."""
+    """Requests to /graphql and /mcp served at once by one process (0: two per CPU core); the excess waits at most
+    ``api_queue_wait_s`` (at most ``api_max_queued`` of them), then is refused at once with OVERLOADED (HTTP 503).
+    Replicas that share a machine should share its cores (benchmarks/load.py: admitted p95 at 64 clients, two
+    replicas on 2 cores with Neo4j, 255 ms at 2 per replica against 554 at 4 and 1591 at 8, throughput equal)."""
     api_max_queued: int = Field(default=0, ge=0)
     """Requests that may wait for a slot (0: as many as ``api_max_in_flight``)."""
     api_queue_wait_s: float = Field(default=0.05, ge=0)
@@ -309,7 +311,7 @@ class Settings(BaseSettings):
     @property
     def max_in_flight(self) -> int:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        return self.api_max_in_flight or 4 * cores
+        return self.api_max_in_flight or 2 * cores
 
     @property
     def max_queued(self) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 
 import httpx
 import pytest
@@ -107,10 +108,9 @@ def test_limited_paths() -> None:
     assert not limited("/readyz")
 
 
-def test_the_default_limit_is_four_per_core() -> None:
+def test_the_default_limit_is_two_per_core() -> None:
     settings = Settings()
-    assert settings.max_in_flight >= 4
-    assert settings.max_in_flight % 4 == 0
+    assert settings.max_in_flight == 2 * len(os.sched_getaffinity(0))
     assert settings.max_queued == settings.max_in_flight
     assert Settings(api_max_in_flight=3, api_max_queued=7).max_queued == 7
 
