@@ -92,7 +92,9 @@ def _time(value: Any) -> str | None:
     if isinstance(value, DateTime):
         value = value.to_native()
     if isinstance(value, str):
-        value = datetime.fromisoformat(value)
+        # toString() of a time in a named zone ends in its name ("...Z[UTC]", "+08:00[Asia/Shanghai]"): the
+        # offset before it fixes the instant
+        value = datetime.fromisoformat(value.split("[", 1)[0])
     if not isinstance(value, datetime):
         raise TypeError(f"not a time: {value!r}")
     if value.tzinfo is None:

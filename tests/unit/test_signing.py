@@ -75,7 +75,9 @@ def test_a_time_verifies_however_it_was_read_back() -> None:
     data = signed(signer)
     as_string = AT.isoformat().replace("+00:00", "Z")
     other_zone = AT.astimezone(timezone(timedelta(hours=8)))
-    for created in (as_string, DateTime.from_native(AT), other_zone):
+    named_zone = f"{as_string}[UTC]"  # Cypher's toString() of a time in a named zone, as consolidation once read
+    named_offset = f"{other_zone.isoformat()}[Asia/Shanghai]"
+    for created in (as_string, DateTime.from_native(AT), other_zone, named_zone, named_offset):
         assert signer.verify({**data, "created_at": created}) is Verdict.OK, created
 
 
