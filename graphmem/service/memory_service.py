@@ -348,10 +348,6 @@ class MemoryService(IdempotentWriter):
         (rows,) = await self._write(namespace, [Step("memory/purge", {"ids": list(ids), "namespace": namespace})])
         return int(rows[0]["purged"])
 
-    async def sweep_expired(self, limit: int = 10_000) -> int:
-        (rows,) = await self._write(None, [Step("memory/sweep_expired", {"now": utcnow(), "limit": limit})])
-        return int(rows[0]["swept"])
-
     # --- reads ----------------------------------------------------------------------------------
     async def get_memory(self, namespace: str, memory_id: str) -> Memory:
         memory = await self.store.get_memory(memory_id, [check_namespace_arg(namespace)])

@@ -11,6 +11,7 @@ import pytest
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import ConflictError, NotFoundError, StoreError, ValidationError
+from graphmem.lifecycle.sweeper import Sweeper
 from graphmem.models import (
     MemoryDraft,
     MemoryKind,
@@ -218,7 +219,7 @@ async def test_working_memory_expires(service: MemoryService, store: Store, name
     assert [m.id for m in await store.list_memories(namespace)] == [live]
     hits = await store.vector_search(service.embedder.embed_query("scratch step"), [namespace], k=5)
     assert gone not in {h.memory.id for h in hits}
-    assert await service.sweep_expired() >= 1
+    assert (await Sweeper.of(service).run(namespace)).expired == 1  # the life cycle's sweep, one namespace
     assert (await count(store, namespace))["Memory"] == 1
 
 
