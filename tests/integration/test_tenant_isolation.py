@@ -44,11 +44,12 @@ from graphmem.embed import Embedder
 from graphmem.security import make_entry, new_token
 from graphmem.store import Store
 from tests.integration.api_support import api_settings, codes, lifespan, post, wipe
-from tests.integration.isolation_support import RACE_IDS, Json, Mix, Op, Tenant
+from tests.integration.isolation_support import FORBIDDEN, RACE_IDS, RACE_REQUESTS, Json, Mix, Op, Tenant
 
 OPERATIONS = int(os.environ.get("GRAPHMEM_ISOLATION_OPERATIONS", "1500"))
 """How many operations: 1,500 in the test command (a few minutes on 2 cores); the full property run of the issue is
-GRAPHMEM_ISOLATION_OPERATIONS=10000 (about 1.7 operations/s on a loaded 2-core box: over an hour there)."""
+GRAPHMEM_ISOLATION_OPERATIONS=10000 (182 s on an idle 2-core box, 2026-12-02: passed; about 1.7 operations/s
+on a loaded one)."""
 RETRYABLE = frozenset({"OVERLOADED"})
 """Always allowed: a write still deadlocked past the store's retry window is refused, coded and retryable (nothing
 written, so invariant 4 holds); the outcome counts below make sure most operations did run."""
@@ -117,8 +118,13 @@ def check(env: Env, mix: Mix, op: Op, response: httpx.Response) -> list[str]:
         return [f"HTTP {response.status_code}"]
     body: Json = response.json()
     problems, got = [], codes(body)
-    if "INTERNAL" in got or not set(got) <= op.allowed | RETRYABLE:
-        problems.append(f"codes {got}, allowed {sorted(op.allowed)}")
+    allowed = op.allowed
+    if op.must_fail and op.allowed != FORBIDDEN and op.variables.get("rq") in RACE_REQUESTS:
+        # a race request id this tenant used before, in its own namespace, with another payload: refused as
+        # CONFLICT before the foreign id is looked at (so the answer says nothing of it); seen at 10,000 operations
+        allowed = allowed | {"CONFLICT"}
+    if "INTERNAL" in got or not set(got) <= allowed | RETRYABLE:
+        problems.append(f"codes {got}, allowed {sorted(allowed)}")
     if op.must_fail and (not got or body.get("data") is not None):
         problems.append("answered what it must refuse")
     if op.expect is not None and body.get("data") != op.expect:
