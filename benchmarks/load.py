@@ -174,7 +174,6 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     settings = Settings()
     namespace = f"load-{uuid.uuid4().hex[:10]}"
     n_cores = cores()
-    limit = settings.api_max_in_flight or max(1, 2 * n_cores // args.replicas)  # what load_support.replicas sets
     with replicas(args.replicas, settings.neo4j_uri, namespace, args.log_dir) as api:
         seeded = await seed_memories(api, args.seed_memories)
         await phase(api, 8, args.warmup, args.backoff, seed=1)  # warm the JITs and caches, not counted
@@ -192,8 +191,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     best = saturation(sweep, args.p95_ms)
     result = {
         "when": datetime.now(UTC).isoformat(timespec="seconds"), "load_average": load_average(), "cores": n_cores,
-        "replicas": args.replicas, "admission_limit_per_replica": limit,
-        "queue_per_replica": settings.api_max_queued or limit, "queue_wait_s": settings.api_queue_wait_s,
+        "replicas": args.replicas, "admission_limit_per_replica": api.limit,
+        "queue_per_replica": settings.api_max_queued or api.limit, "queue_wait_s": settings.api_queue_wait_s,
         "write_share": WRITE_SHARE, "seed_memories": len(seeded), "backoff_s": args.backoff,
         "main": main_summary, "sweep": sweep, "p95_target_ms": args.p95_ms,
         "saturation": None if best is None else {

@@ -116,6 +116,8 @@ class Replicas:
     urls: list[str]
     token: str
     namespace: str
+    limit: int
+    """GRAPHMEM_API_MAX_IN_FLIGHT of each replica."""
 
 
 @contextmanager
@@ -127,7 +129,7 @@ def replicas(count: int, neo4j_uri: str, namespace: str, log_dir: Path) -> Itera
            "GRAPHMEM_RATE_LIMIT_PER_S": "1000000", "GRAPHMEM_RATE_LIMIT_BURST": "1000000",
            "GRAPHMEM_REFLECTION_WORKER": "false"}
     # replicas on one machine split its cores (docs/deploy.md): the default two per core is per process
-    env.setdefault("GRAPHMEM_API_MAX_IN_FLIGHT", str(max(1, 2 * cores() // count)))
+    limit = int(env.setdefault("GRAPHMEM_API_MAX_IN_FLIGHT", str(max(1, 2 * cores() // count))))
     env.pop("GRAPHMEM_TOKENS_FILE", None)
     log_dir.mkdir(parents=True, exist_ok=True)
     procs: list[subprocess.Popen[bytes]] = []
@@ -143,7 +145,7 @@ def replicas(count: int, neo4j_uri: str, namespace: str, log_dir: Path) -> Itera
                 wait_ready(urls[0], procs[0], log_dir)
         for url, proc in zip(urls, procs, strict=True):
             wait_ready(url, proc, log_dir)
-        yield Replicas(urls, token, namespace)
+        yield Replicas(urls, token, namespace, limit)
     finally:
         for proc in procs:
             proc.terminate()

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Any
 
 MAX_OVERSAMPLE = 4096
 FACTOR = 4
@@ -54,3 +55,21 @@ class Oversample:
         self._kept.move_to_end(key)
         if len(self._kept) > self._keep:
             self._kept.popitem(last=False)
+
+
+async def deepening(read: Callable[[list[dict[str, Any]], int], Awaitable[list[dict[str, Any]]]],
+                    todo: list[dict[str, Any]], k: int, *, per_row: int, found: str) -> list[dict[str, Any]]:
+    """The rows of a per-row vector lookup (``idx``, the list ``found``, ``more``) that ranks all namespaces
+    together: a row whose ``k`` index rows all scored above its threshold (``more``) but left fewer than
+    ``per_row`` of its namespace may have more behind them, so it is asked again, 4x deeper, up to
+    ``MAX_OVERSAMPLE``. ``read(todo, k)`` runs the statement; a row asked again comes later in the answer (the
+    deeper answer of an ``idx`` wins where the caller keeps the last one)."""
+    rows: list[dict[str, Any]] = []
+    while todo:
+        answer = await read(todo, k)
+        rows += answer
+        again = {r["idx"] for r in answer if r["more"] and len(r[found]) < per_row}
+        if not again or k >= MAX_OVERSAMPLE:
+            break
+        todo, k = [row for row in todo if row["idx"] in again], min(k * 4, MAX_OVERSAMPLE)
+    return rows

@@ -27,7 +27,7 @@ from graphmem.models import (
     utcnow,
 )
 from graphmem.retrieval.cache import NamespaceVersions
-from graphmem.retrieval.oversample import MAX_OVERSAMPLE
+from graphmem.retrieval.oversample import deepening
 from graphmem.security.screening import screen
 from graphmem.service.dedupe import dedupe_threshold
 from graphmem.service.idempotency import IdempotentWriter
@@ -242,21 +242,14 @@ class MemoryService(IdempotentWriter):
         similarity = self.settings.embedding_similarity
         todo = [{"idx": i, "embedding": Vector(v), "namespace": d.namespace, "kind": d.kind.value}
                 for i, (d, v) in enumerate(zip(drafts, vectors, strict=True)) if i in wanted and i not in hash_hits]
-        vector_hits: dict[int, list[Hit]] = {}
-        k, per_row = DEDUPE_K, 5
-        while todo:
-            # The index ranks all namespaces together: a draft whose k rows all scored above the threshold but
-            # left fewer than per_row of its namespace may have more behind them, so it asks again, 4x deeper.
-            rows = await self.store.read(
-                "memory/dedupe_candidates", index=VECTOR_INDEX, k=k, per_row=per_row, now=utcnow(),
-                min_score=index_score_from_cosine(self.threshold, similarity), rows=todo)
-            vector_hits.update({r["idx"]: [Hit(c["id"], cosine_from_index_score(c["score"], similarity), c["content"])
-                                           for c in r["candidates"] if self.store.integrity.passed(c["signed"])]
-                                 for r in rows if r["candidates"]})
-            again = {r["idx"] for r in rows if r["more"] and len(r["candidates"]) < per_row}
-            if not again or k >= MAX_OVERSAMPLE:
-                break
-            todo, k = [row for row in todo if row["idx"] in again], min(k * 4, MAX_OVERSAMPLE)
+        per_row, min_score = 5, index_score_from_cosine(self.threshold, similarity)
+        rows = await deepening(
+            lambda rows_, k: self.store.read("memory/dedupe_candidates", index=VECTOR_INDEX, k=k, per_row=per_row,
+                                             now=utcnow(), min_score=min_score, rows=rows_),
+            todo, DEDUPE_K, per_row=per_row, found="candidates")
+        vector_hits = {r["idx"]: [Hit(c["id"], cosine_from_index_score(c["score"], similarity), c["content"])
+                                  for c in r["candidates"] if self.store.integrity.passed(c["signed"])]
+                       for r in rows if r["candidates"]}
         return hash_hits, vector_hits
 
     async def relate(

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from graphmem.graph.construct import GraphOptions, Neighbour
 from graphmem.models import Memory, Vector
-from graphmem.retrieval.oversample import MAX_OVERSAMPLE
+from graphmem.retrieval.oversample import deepening
 from graphmem.service.planning import cosine_from_index_score, index_score_from_cosine
 from graphmem.store import Store
 from graphmem.store.store import VECTOR_INDEX
@@ -23,21 +23,15 @@ async def stored_neighbours(store: Store, memories: Sequence[Memory], vectors: S
         return {}
     extra = 1 if stored_already else 0
     per_row = options.similar_k + extra
-    todo = [{"idx": i, "embedding": Vector(v), "namespace": m.namespace}
-            for i, (m, v) in enumerate(zip(memories, vectors, strict=True))]
-    found: dict[int, list[Neighbour]] = {}
-    k = max(20, 5 * options.similar_k) + extra
-    while todo:
-        # The index ranks all namespaces together: a memory whose k rows all scored above the threshold but left
-        # fewer than per_row of its namespace may have neighbours behind them, so it asks again, 4x deeper.
-        rows = await store.read("graph/similar_candidates", index=VECTOR_INDEX, k=k, per_row=per_row, now=now,
-                                min_score=index_score_from_cosine(options.similar_min, similarity), rows=todo)
-        found.update({r["idx"]: [Neighbour(c["id"], cosine_from_index_score(c["score"], similarity))
-                                 for c in r["similar"]] for r in rows})
-        again = {r["idx"] for r in rows if r["more"] and len(r["similar"]) < per_row}
-        if not again or k >= MAX_OVERSAMPLE:
-            break
-        todo, k = [row for row in todo if row["idx"] in again], min(k * 4, MAX_OVERSAMPLE)
+    min_score = index_score_from_cosine(options.similar_min, similarity)
+    rows = await deepening(
+        lambda todo, k: store.read("graph/similar_candidates", index=VECTOR_INDEX, k=k, per_row=per_row, now=now,
+                                   min_score=min_score, rows=todo),
+        [{"idx": i, "embedding": Vector(v), "namespace": m.namespace}
+         for i, (m, v) in enumerate(zip(memories, vectors, strict=True))],
+        max(20, 5 * options.similar_k) + extra, per_row=per_row, found="similar")
+    found = {r["idx"]: [Neighbour(c["id"], cosine_from_index_score(c["score"], similarity)) for c in r["similar"]]
+             for r in rows}
     return {i: found[i] for i in sorted(found) if found[i]}
 
 
