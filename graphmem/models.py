@@ -114,6 +114,10 @@ class Memory(BaseModel):
     source: str | None = None
     sources: tuple[str, ...] = ()
     """Every source that wrote or reinforced this memory (provenance, appended on dedupe)."""
+    writer: str | None = None
+    """The principal (token name) that wrote it; None: written before provenance, or by the service itself."""
+    trust: Unit | None = None
+    """How far its writer is trusted (the token's ``trust``), signed with it; None counts as 1 (``trust_of``)."""
     reinforced_count: int = Field(default=0, ge=0)
     content_hash: str | None = None
     signature: str | None = None
@@ -147,6 +151,11 @@ class Memory(BaseModel):
         row["embedding"] = Vector(embedding)
         row["title"] = caption(self.content)
         return row
+
+
+def trust_of(memory: Memory) -> float:
+    """The trust a ranking applies: the memory's, or 1 for one written without provenance."""
+    return 1.0 if memory.trust is None else memory.trust
 
 
 CAPTION_CHARS = 40
@@ -189,6 +198,10 @@ class MemoryDraft(BaseModel):
     tags: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
     source: str | None = Field(default=None, max_length=256)
+    writer: str | None = Field(default=None, min_length=1, max_length=64)
+    """Who writes it: set by ``ScopedService`` from the caller's token (a caller cannot choose it)."""
+    trust: Unit | None = None
+    """The writer's trust, set with ``writer``."""
     created_at: datetime | None = None
     valid_from: datetime | None = None
     valid_until: datetime | None = None

@@ -13,6 +13,7 @@ ON CREATE SET m.kind = row.kind, m.content = row.content,
   m.created_at = row.created_at, m.updated_at = row.updated_at, m.valid_from = row.valid_from,
   m.valid_until = row.valid_until, m.expires_at = row.expires_at, m.status = row.status,
   m.tags = row.tags, m.tags_text = row.tags_text, m.source = row.source, m.sources = row.sources,
+  m.writer = row.writer, m.trust = row.trust,
   m.content_hash = row.content_hash, m.title = row.title, m.signature = row.signature, m.signature_key = row.signature_key, m.metadata_json = row.metadata_json,
   m._new = true
 WITH m, row, coalesce(m._new, false) AS created

@@ -17,6 +17,7 @@ CALL (row) {
                       source: h.node.source, sources: h.node.sources, tags: h.node.tags,
                       created_at: h.node.created_at, valid_from: h.node.valid_from,
                       valid_until: h.node.valid_until, expires_at: h.node.expires_at,
+                      writer: h.node.writer, trust: h.node.trust,
                       signature: h.node.signature, signature_key: h.node.signature_key}}] AS kept,
          size(hits) >= $k AND coalesce(hits[-1].score >= $min_score, false) AS more
 }

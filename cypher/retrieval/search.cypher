@@ -196,7 +196,9 @@ CALL (seeds, hop1, hop2) {
 // $rerank 'none' ranks by fused + received, any other mode by the formula (graphmem.retrieval.formula: weights
 // $w_*, received capped at 1, the entity term the share of $query_entities (names found in the query, lowercase)
 // the memory is ABOUT, the time term for a memory created in [$time_from, $time_to), $half_life_days,
-// $frequency_cap; a null confidence counts as $default_confidence, a null created_at as now).
+// $frequency_cap; a null confidence counts as $default_confidence, a null created_at as now), times the memory's
+// trust (its writer's, graphmem.security.tokens; null counts as 1). A memory trusted below $min_trust is no
+// candidate (it may still have been a seed that led to others).
 CALL (picked) {
   UNWIND picked AS c
   WITH c, coalesce([h IN c.hits WHERE h.channel = 'vector'][0].score,
@@ -204,6 +206,7 @@ CALL (picked) {
           AS score
   WITH collect({c: c, score: score, cos: CASE WHEN score IS NULL THEN 0.0 ELSE 2.0 * score - 1.0 END}) AS all
   UNWIND all AS x
+  WITH all, x WHERE coalesce(x.c.m.trust, 1.0) >= $min_trust
   WITH all, x, CASE WHEN x.c.way IS NULL THEN null ELSE [y IN all WHERE y.c.m = x.c.way.seed][0].cos END AS seed_cos
   WITH x, seed_cos, CASE WHEN seed_cos IS NULL THEN 0.0 ELSE seed_cos * reduce(p = 1.0, r IN x.c.way.rels |
          p * coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0)) END AS inherited,
@@ -216,7 +219,7 @@ CALL (picked) {
        CASE WHEN size($query_entities) = 0 THEN 0
             ELSE COUNT { (node)-[:ABOUT]->(e:Entity) WHERE toLower(e.name) IN $query_entities } END AS entity_hits
   WITH x, seed_cos, entity_hits, CASE $rerank WHEN 'none' THEN x.c.fused + x.c.received
-       ELSE $w_similarity * similarity + $w_fused * x.c.fused
+       ELSE ($w_similarity * similarity + $w_fused * x.c.fused
             + $w_entity * CASE WHEN size($query_entities) = 0 THEN 0.0
                                ELSE toFloat(entity_hits) / size($query_entities) END
             + $w_graph * CASE WHEN x.c.received > 1.0 THEN 1.0 ELSE x.c.received END
@@ -225,7 +228,8 @@ CALL (picked) {
             + $w_recency * CASE WHEN age IS NULL THEN 1.0 ELSE exp(-log(2.0)
                 * (age.seconds + age.nanosecondsOfSecond / 1e9) / 86400.0 / $half_life_days) END
             + $w_frequency * CASE WHEN freq > 1.0 THEN 1.0 ELSE freq END
-            + $w_confidence * coalesce(x.c.m.confidence, $default_confidence) END AS base
+            + $w_confidence * coalesce(x.c.m.confidence, $default_confidence)) * coalesce(x.c.m.trust, 1.0)
+       END AS base
   ORDER BY round(base, 6) DESC, x.c.m.id
   LIMIT coalesce($keep, 1000000000)
   WITH x, seed_cos, entity_hits, x.c.m AS node
@@ -238,6 +242,7 @@ RETURN vector_seen, vector_kept, fulltext_seen, fulltext_kept, [x IN ranked | {
   memory: {id: x.c.m.id, namespace: x.c.m.namespace, kind: x.c.m.kind, content: x.c.m.content,
            confidence: x.c.m.confidence, importance: x.c.m.importance, access_count: x.c.m.access_count,
            status: x.c.m.status, tags: x.c.m.tags, source: x.c.m.source, sources: x.c.m.sources,
+           writer: x.c.m.writer, trust: x.c.m.trust,
            reinforced_count: x.c.m.reinforced_count, content_hash: x.c.m.content_hash, signature: x.c.m.signature,
            signature_key: x.c.m.signature_key,
            metadata_json: x.c.m.metadata_json, last_accessed_at: toString(x.c.m.last_accessed_at),

@@ -62,6 +62,9 @@ class Query:
         consensus: Annotated[bool, strawberry.argument(description=(
             "Demote results that disagree with the majority of the results about their subject (a poisoning "
             "defence; scoreParts.dissent says why)."))] = False,
+        min_trust: Annotated[float, strawberry.argument(description=(
+            "Keep apart memories whose writer's trust is below this (0..1; a memory without provenance counts "
+            "as 1). Whatever it is, every score is multiplied by its memory's trust."))] = 0.0,
         expansion_mode: Annotated[ExpansionMode, strawberry.argument(description=(
             "How the expansion scores what it reached: SPREADING (default) or PPR, personalised PageRank over the "
             "local subgraph around the direct hits (statement by statement: slower)."))] = ExpansionMode.SPREADING,
@@ -73,7 +76,8 @@ class Query:
         options: dict[str, object] = {
             "k": k, "hops": hops, "rerank": rerank, "fusion": fusion, "as_of": as_of,
             "created_after": created_after, "created_before": created_before, "consensus": consensus,
-            "kinds": tuple(kinds) if kinds else None, "expansion_mode": expansion_mode, "summaries": summaries,
+            "min_trust": min_trust, "kinds": tuple(kinds) if kinds else None, "expansion_mode": expansion_mode,
+            "summaries": summaries,
         }
         if channels:
             options["channels"] = tuple(channels)

@@ -57,6 +57,10 @@ class Memory:
     source: str | None
     sources: list[str]
     reinforced_count: int
+    writer: str | None = strawberry.field(description="The token that wrote it (signed with it); null: written "
+                                          "before provenance, or by graphmem itself (reflection, consolidation).")
+    trust: float | None = strawberry.field(description="Its writer's trust, 0..1 (signed); search multiplies its "
+                                           "score by it. Null counts as 1.")
     metadata: list[KeyValue]
     signature_key: str | None = strawberry.field(description="The key id that signed this memory (HMAC-SHA256).")
     integrity: str = strawberry.field(
@@ -83,7 +87,8 @@ class Memory:
             importance=m.importance, access_count=m.access_count, last_accessed_at=m.last_accessed_at,
             created_at=m.created_at, updated_at=m.updated_at, valid_from=m.valid_from, valid_until=m.valid_until,
             expires_at=m.expires_at, status=m.status, tags=list(m.tags), source=m.source, sources=list(m.sources),
-            reinforced_count=m.reinforced_count, signature_key=m.signature_key, integrity=m.integrity,
+            reinforced_count=m.reinforced_count, writer=m.writer, trust=m.trust, signature_key=m.signature_key,
+            integrity=m.integrity,
             metadata=[KeyValue(key=k, value=v) for k, v in sorted(m.metadata.items())],
         )
 
@@ -124,6 +129,8 @@ class ScoreParts:
                                            "disagrees with the majority of the results about its subject).")
     lesson: float = strawberry.field(default=0.0, description="The bonus of a lesson about the query's situation "
                                      "(what reflection learnt from a failure comes first).")
+    trust: float = strawberry.field(default=1.0, description="Its writer's trust: every term of its score was "
+                                    "multiplied by it.")
 
     @classmethod
     def from_domain(cls, p: rtypes.ScoreParts) -> ScoreParts:
@@ -131,7 +138,7 @@ class ScoreParts:
                    fused=p.fused, expansion=p.expansion, similarity=p.similarity, recency=p.recency,
                    frequency=p.frequency, confidence=p.confidence, in_time_range=p.in_time_range,
                    entity=p.entity, context=p.context, covered_by=p.covered_by, rerank=p.rerank, dissent=p.dissent,
-                   lesson=p.lesson)
+                   lesson=p.lesson, trust=p.trust)
 
 
 @strawberry.type

@@ -54,9 +54,12 @@ def _token_file(path: str | None, settings: Settings) -> Path:
 @click.option("--write", default="", help="Comma-separated namespaces it may write (writing implies reading).")
 @click.option("--shared", is_flag=True, help="May read the shared namespace (GRAPHMEM_SHARED_NAMESPACE).")
 @click.option("--admin", is_flag=True, help="May read and write every namespace.")
+@click.option("--trust", type=click.FloatRange(0.0, 1.0), default=1.0, show_default=True,
+              help="How far what it writes is trusted: stamped on and signed with its memories, weighed by search.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="Token file to append to (created if missing). Default: GRAPHMEM_TOKENS_FILE.")
-def token_create(name: str, read_: str, write: str, shared: bool, admin: bool, path: str | None) -> None:
+def token_create(name: str, read_: str, write: str, shared: bool, admin: bool, trust: float,
+                 path: str | None) -> None:
     """Create a token, append its hashed entry to the token file and print the token (once) on stdout."""
     target = _token_file(path, Settings())
     reads, writes = _namespace_list(read_), _namespace_list(write)
@@ -64,7 +67,8 @@ def token_create(name: str, read_: str, write: str, shared: bool, admin: bool, p
         raise click.UsageError("a token needs at least one of --read, --write, --shared, --admin")
     secret, digest = new_token()
     try:
-        add_token_entry(target, make_entry(name, digest, read=reads, write=writes, shared=shared, admin=admin))
+        add_token_entry(target, make_entry(name, digest, read=reads, write=writes, shared=shared, admin=admin,
+                                              trust=trust))
     except GraphmemError as exc:
         raise CommandError.of(exc) from None
     click.echo(secret)
@@ -76,6 +80,8 @@ def _rights(entry: TokenEntry) -> str:
         return "admin (reads and writes every namespace)"
     parts = [f"read {','.join(entry.read)}" if entry.read else "", f"write {','.join(entry.write)}" if entry.write
              else "", "shared" if entry.shared else ""]
+    if entry.trust < 1.0:
+        parts.append(f"trust {entry.trust:g}")
     return "; ".join(p for p in parts if p)
 
 

@@ -32,6 +32,8 @@ class Memory(Out):
     importance: float
     tags: list[str]
     source: str | None
+    writer: str | None = Field(default=None, description="The token that wrote it (signed).")
+    trust: float | None = Field(default=None, description="Its writer's trust, 0..1 (signed; null counts as 1).")
     created_at: datetime
     updated_at: datetime
     valid_from: datetime | None
@@ -46,6 +48,7 @@ class Memory(Out):
     def of(cls, m: models.Memory) -> Memory:
         return cls(id=m.id, namespace=m.namespace, kind=m.kind.value, content=m.content, status=m.status.value,
                    confidence=m.confidence, importance=m.importance, tags=list(m.tags), source=m.source,
+                   writer=m.writer, trust=m.trust,
                    created_at=m.created_at, updated_at=m.updated_at, valid_from=m.valid_from,
                    valid_until=m.valid_until, expires_at=m.expires_at, access_count=m.access_count,
                    reinforced_count=m.reinforced_count, metadata=dict(m.metadata), uri=memory_uri(m.namespace, m.id))
@@ -96,6 +99,7 @@ class ScoreParts(Out):
     covered_by: str | None
     dissent: str | None = None
     lesson: float = 0.0
+    trust: float = 1.0
     rerank: float | None
 
     @classmethod
@@ -103,7 +107,7 @@ class ScoreParts(Out):
         return cls(channels=dict(p.channels), ranks=dict(p.ranks), fused=p.fused, expansion=p.expansion,
                    similarity=p.similarity, recency=p.recency, frequency=p.frequency, confidence=p.confidence,
                    entity=p.entity, context=p.context, in_time_range=p.in_time_range, covered_by=p.covered_by,
-                   dissent=p.dissent, lesson=p.lesson, rerank=p.rerank)
+                   dissent=p.dissent, lesson=p.lesson, trust=p.trust, rerank=p.rerank)
 
 
 class SearchHit(Out):

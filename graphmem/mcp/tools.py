@@ -71,7 +71,7 @@ async def write(s: ScopedService, p: Principal, a: i.WriteArgs) -> o.WriteResult
 async def search(s: ScopedService, p: Principal, a: i.SearchArgs) -> o.SearchResult:
     options: dict[str, Any] = {"k": a.k, "hops": a.hops, "rerank": a.rerank, "fusion": a.fusion, "as_of": a.as_of,
                                "created_after": a.created_after, "created_before": a.created_before,
-                               "consensus": a.consensus, "expansion_mode": a.expansion_mode,
+                               "consensus": a.consensus, "min_trust": a.min_trust, "expansion_mode": a.expansion_mode,
                                "summaries": a.summaries, "kinds": tuple(a.kinds) if a.kinds else None}
     if a.channels:
         options["channels"] = tuple(a.channels)

@@ -3,6 +3,10 @@
 ``retrieval/search`` computes the same formula in Cypher to decide which candidates come back (``keep``); this
 scores those again, adds the context stage (``retrieval.context``: FOLLOWS neighbours, provenance folding), and
 builds the results with their score parts.
+
+Provenance: every term of a memory's score (formula, context, lesson bonus) is multiplied by its writer's trust
+(``Memory.trust``, 1 for a memory without provenance), and one trusted below ``SearchOptions.min_trust`` is no
+candidate at all (it still led to others, as a seed: the statement has walked by then).
 """
 
 from __future__ import annotations
@@ -60,6 +64,12 @@ def scoring_fields(data: Mapping[str, Any], now: datetime) -> tuple[datetime, in
             float(data.get("confidence", _CONFIDENCE)))
 
 
+def trust(data: Mapping[str, Any]) -> float:
+    """A candidate memory map's trust (``models.trust_of`` without building the memory)."""
+    value = data.get("trust")
+    return 1.0 if value is None else float(value)
+
+
 def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, options: SearchOptions,
          weights: FormulaWeights, similarity: Callable[[Candidate], float], now: datetime, query: QueryContext,
          need: int) -> list[SearchResult]:
@@ -68,14 +78,17 @@ def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, opt
     n_entities = len(query.entities)
     parts: dict[str, tuple[float, float, float, float, bool, float]] = {}
     base: dict[str, float] = {}
+    trusts = {i: trust(c.data) for i, c in candidates.items()}
     for i, c in candidates.items():
+        if trusts[i] < options.min_trust:
+            continue
         created_at, access_count, confidence = scoring_fields(c.data, now)
         sim = similarity(c)
         in_time = query.when is not None and query.when.start <= created_at < query.when.end
         entity = c.entity_hits / n_entities if n_entities else 0.0
         formula, rec, freq = formula_score(sim, created_at, access_count, confidence, at, weights, fused=c.fused,
                                            received=c.received, in_time=in_time, entity=entity)
-        base[i] = c.fused + c.received if options.rerank is RerankMode.NONE else formula
+        base[i] = c.fused + c.received if options.rerank is RerankMode.NONE else formula * trusts[i]
         parts[i] = (sim, formula, rec, freq, in_time, entity)
     # the ``keep_for`` best by the formula: what the statement returns (the stepwise path cuts the same way)
     kept = sorted(base, key=lambda i: (-round(base[i], 6), i))[: keep_for(need, weights, options.rerank)]
@@ -89,6 +102,9 @@ def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, opt
                                 {i for i in kept if candidates[i].summary}, weights.summary)
     lesson = {i: LESSON_BONUS if options.rerank is not RerankMode.NONE and is_lesson(candidates[i], parts[i][0])
               else 0.0 for i in kept}
+    if options.rerank is not RerankMode.NONE:
+        context = {i: context[i] * trusts[i] for i in kept}
+        lesson = {i: lesson[i] * trusts[i] for i in kept}
     final = {i: round(base[i] + context[i] + lesson[i], 6) for i in kept}
     order = sorted(final, key=lambda i: (-final[i], i))
     if options.summaries is not SummaryMode.RETURN:  # they led to their tasks' memories (retrieval.descend)
@@ -116,6 +132,7 @@ def result(c: Candidate, score: float, part: tuple[float, float, float, float, b
         fused=round(c.fused, 6), expansion=round(c.received, 6), similarity=round(sim, 6),
         recency=round(rec, 6), frequency=round(freq, 6), confidence=memory.confidence, in_time_range=in_time,
         entity=round(entity, 6), context=round(context, 6), covered_by=covered_by, lesson=lesson,
+        trust=trust(c.data),
         rerank=round(formula, 6) if options.rerank is not RerankMode.NONE else None,
     )
     return SearchResult(memory=memory, score=score, parts=parts, path=c.path, seed_id=c.seed_id)

@@ -16,7 +16,7 @@ from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, ValidationError
 from graphmem.graph.entities import extract_entities
 from graphmem.llm import LLMClient
-from graphmem.models import Memory, Vector, check_namespace, utcnow
+from graphmem.models import Memory, Vector, check_namespace, trust_of, utcnow
 from graphmem.retrieval.access import AccessRecorder
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache, shared_versions
 from graphmem.retrieval.candidates import Candidate, ChannelScores, from_statement, from_steps
@@ -182,7 +182,7 @@ class RetrievalService:
             time_from=asked.when.start if asked.when else None, time_to=asked.when.end if asked.when else None,
             w_recency=self.weights.recency, w_frequency=self.weights.frequency, w_confidence=self.weights.confidence,
             half_life_days=self.weights.half_life_days, frequency_cap=self.weights.frequency_cap,
-            default_confidence=_CONFIDENCE,
+            default_confidence=_CONFIDENCE, min_trust=options.min_trust,
             keep=None if keep_all else keep_for(self._need(options), self.weights, options.rerank),
             **filters)
         keys = {c: filter_key(c, filters) for c in (Channel.VECTOR, Channel.FULLTEXT)}
@@ -349,7 +349,7 @@ class RetrievalService:
             scores = dict(await self.reranker.rank(query, [(r.memory.id, r.memory.content) for r in head]))
         except (GraphmemError, TimeoutError) as exc:
             return ordered, RerankMode.FORMULA, f"LLM rerank failed: {exc.__class__.__name__}: {exc}"[:300]
-        reranked = [r.model_copy(update={"score": round(scores[r.memory.id], 6),
+        reranked = [r.model_copy(update={"score": round(scores[r.memory.id] * trust_of(r.memory), 6),
                                          "parts": r.parts.model_copy(update={"rerank": scores[r.memory.id]})})
                     for r in head]
         reranked.sort(key=lambda r: (-r.score, -(r.parts.similarity), r.memory.id))

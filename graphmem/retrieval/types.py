@@ -83,6 +83,9 @@ class SearchOptions(BaseModel):
     consensus: bool = False
     """Demote the results that disagree with the consistent majority about their subject (a poisoning defence,
     ``retrieval.consensus``; one more read per search). Off by default: benchmarks/poisoning.py measures it."""
+    min_trust: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False)
+    """Keep apart the memories whose writer is trusted less (``Memory.trust``; one without provenance counts as 1).
+    Whatever it is, a memory's formula score is multiplied by its trust."""
 
 
 class PathStep(BaseModel):
@@ -123,6 +126,8 @@ class ScoreParts(BaseModel):
     """A better result that already covers the turns this one derives from (so this one moved back)."""
     dissent: str | None = None
     """Why the consensus stage demoted it (it disagrees with the majority of the results about its subject)."""
+    trust: float = 1.0
+    """Its writer's trust (``Memory.trust``, 1 without provenance): every score term is multiplied by it."""
     lesson: float = 0.0
     """The bonus of a lesson about the query's situation (cosine >= ranking.LESSON_MIN_SIMILARITY): it comes first."""
     rerank: float | None = None

@@ -9,9 +9,12 @@ Only SHA-256 hashes of tokens are stored. The token file (YAML, or JSON) looks l
         write: [alice]             # namespaces it may write (writing implies reading)
         shared: true               # may read Settings.shared_namespace
         admin: false               # reads and writes every namespace
+        trust: 1.0                 # 0..1, default 1: stamped (signed) on every memory it writes, weighs in ranking
 
 Rights in short: ``write`` implies read; the shared namespace is readable by ``shared`` tokens and writable only
 by admins and tokens that list it in ``write``; admins may do anything but must name the namespaces they read.
+``trust`` is provenance, not a right: what it writes is stamped ``writer = name, trust = trust``, signed with the
+memory, and a search weighs it (``graphmem.retrieval.ranking``) or keeps it apart (``SearchOptions.min_trust``).
 A refusal never says whether the namespace exists: it is decided from the token alone.
 """
 
@@ -37,7 +40,7 @@ if TYPE_CHECKING:
 TOKEN_PREFIX = "gm_"  # noqa: S105 - a prefix, not a secret
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 SHA256_RE = re.compile(r"^[0-9a-fA-F]{64}$")
-_ENTRY_KEYS = frozenset({"name", "sha256", "read", "write", "shared", "admin"})
+_ENTRY_KEYS = frozenset({"name", "sha256", "read", "write", "shared", "admin", "trust"})
 _MAX_TOKEN_CHARS = 512
 
 
@@ -59,6 +62,8 @@ class Principal:
     """Reads and writes every namespace."""
     shared_namespace: str = "shared"
     """The name of the shared namespace (Settings.shared_namespace)."""
+    trust: float = 1.0
+    """How far what it writes is trusted (0..1): stamped on each memory it writes (``Memory.trust``)."""
 
     def _can_read(self, ns: str, shared_ns: str) -> bool:
         return self.admin or ns in self.read or ns in self.write or (self.shared and ns == shared_ns)
@@ -119,14 +124,15 @@ class TokenEntry:
     write: tuple[str, ...] = ()
     shared: bool = False
     admin: bool = False
+    trust: float = 1.0
 
     def principal(self, shared_namespace: str = "shared") -> Principal:
         return Principal(self.name, frozenset(self.read), frozenset(self.write), self.shared, self.admin,
-                         shared_namespace)
+                         shared_namespace, self.trust)
 
     def to_dict(self) -> dict[str, object]:
         return {"name": self.name, "sha256": self.sha256, "read": list(self.read), "write": list(self.write),
-                "shared": self.shared, "admin": self.admin}
+                "shared": self.shared, "admin": self.admin, "trust": self.trust}
 
 
 def hash_token(token: str) -> str:
@@ -166,9 +172,16 @@ def _flag(raw: Mapping[str, object], key: str, where: str) -> bool:
     return value
 
 
+def _trust(raw: Mapping[str, object], where: str) -> float:
+    value = raw.get("trust", 1.0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= float(value) <= 1.0:
+        raise ConfigError(f"{where}: 'trust' must be a number from 0 to 1, got {value!r}")
+    return float(value)
+
+
 def _entry(raw: object, where: str) -> TokenEntry:
     if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: must be a mapping with name, sha256, read, write, shared, admin")
+        raise ConfigError(f"{where}: must be a mapping with name, sha256, read, write, shared, admin, trust")
     if unknown := sorted(str(k) for k in set(raw) - _ENTRY_KEYS):
         raise ConfigError(f"{where}: unknown keys {unknown} (allowed: {sorted(_ENTRY_KEYS)})")
     name, digest = raw.get("name"), raw.get("sha256")
@@ -179,14 +192,14 @@ def _entry(raw: object, where: str) -> TokenEntry:
         raise ConfigError(f"{where}: 'sha256' must be 64 hex digits (the hash, never the token itself)")
     return TokenEntry(name=name, sha256=digest.lower(), read=_namespaces(raw.get("read"), where, "read"),
                       write=_namespaces(raw.get("write"), where, "write"), shared=_flag(raw, "shared", where),
-                      admin=_flag(raw, "admin", where))
+                      admin=_flag(raw, "admin", where), trust=_trust(raw, where))
 
 
 def make_entry(name: str, sha256: str, *, read: Iterable[str] = (), write: Iterable[str] = (),
-               shared: bool = False, admin: bool = False) -> TokenEntry:
-    """A validated entry (ConfigError when a name, hash or namespace is bad)."""
+               shared: bool = False, admin: bool = False, trust: float = 1.0) -> TokenEntry:
+    """A validated entry (ConfigError when a name, hash, namespace or trust is bad)."""
     raw = {"name": name, "sha256": sha256, "read": list(read), "write": list(write), "shared": shared,
-           "admin": admin}
+           "admin": admin, "trust": trust}
     return _entry(raw, f"token {name!r}")
 
 

@@ -122,6 +122,7 @@ def plan_batch(
                 valid_from=draft.valid_from or created, valid_until=draft.valid_until,
                 expires_at=_expiry(draft, now, working_ttl),
                 tags=draft.tags, source=draft.source, sources=(draft.source,) if draft.source else (),
+                writer=draft.writer, trust=draft.trust,
                 content_hash=content_hash(draft.content),
                 status=MemoryStatus.QUARANTINED if reason else MemoryStatus.ACTIVE,
                 metadata={**draft.metadata, "quarantine_reason": reason} if reason else draft.metadata,

@@ -38,6 +38,9 @@ class Access(Protocol):
     @property
     def name(self) -> str: ...
 
+    @property
+    def trust(self) -> float: ...
+
     def require_read(self, namespace: str) -> None: ...
 
     def require_write(self, namespace: str) -> None: ...
@@ -102,7 +105,8 @@ class ScopedService:
             raise ValidationError("empty batch")
         for ns in {d.namespace for d in drafts}:
             self.access.require_write(ns)
-        return await self.memory.write_memories(drafts, request_id=request_id, dedupe=dedupe)
+        stamped = [d.model_copy(update={"writer": self.access.name, "trust": self.access.trust}) for d in drafts]
+        return await self.memory.write_memories(stamped, request_id=request_id, dedupe=dedupe)
 
     async def update_memory(self, namespace: str, memory_id: str, **changes: Any) -> Memory:
         self.access.require_write(namespace)

@@ -57,6 +57,34 @@ def test_list_shows_names_rights_and_hash_prefix_never_a_secret(tmp_path: Path) 
     assert stored["alice"] not in result.output  # only a prefix of the hash
 
 
+def test_a_token_created_with_a_trust_authenticates_as_a_principal_of_that_trust(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.yaml"
+    secret = create(path, "bot", "--write", "inbox", "--trust", "0.3")
+    create(path, "alice", "--write", "a")
+    [bot] = [e for e in yaml.safe_load(path.read_text())["tokens"] if e["name"] == "bot"]
+    assert bot["trust"] == 0.3
+    store = TokenStore.from_file(path)
+    assert store.authenticate(f"Bearer {secret}").trust == 0.3
+    listed = invoke("token", "list", "--file", str(path)).stdout.splitlines()
+    assert listed[1].endswith("write inbox; trust 0.3")
+    assert "trust" not in listed[2]  # a fully trusted token says nothing of it
+
+
+@pytest.mark.parametrize("trust", ["1.5", "-0.1", "nan", "high"])
+def test_a_trust_outside_0_to_1_is_refused_on_create(tmp_path: Path, trust: str) -> None:
+    path = tmp_path / "tokens.yaml"
+    result = invoke("token", "create", "--name", "bot", "--write", "a", "--trust", trust, "--file", str(path))
+    assert result.exit_code in (1, 2)  # 2: click's range check; 1: the entry's own (nan passes click's)
+    assert "trust" in result.output
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("trust", [1.5, -0.1, float("nan"), True, "0.5", None])
+def test_a_token_file_entry_with_a_bad_trust_is_refused(trust: object) -> None:
+    with pytest.raises(ConfigError, match="'trust' must be a number from 0 to 1"):
+        make_entry("bot", H1, write=["a"], trust=trust)  # type: ignore[arg-type]
+
+
 def test_list_json_merges_the_file_and_inline_tokens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "tokens.json"
     create(path, "alice", "--write", "a")
@@ -66,7 +94,7 @@ def test_list_json_merges_the_file_and_inline_tokens(tmp_path: Path, monkeypatch
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert [(r["name"], r["source"]) for r in rows] == [("alice", str(path)), ("ci", "GRAPHMEM_TOKENS")]
-    assert rows[1] == {"name": "ci", "read": ["x"], "write": [], "shared": False, "admin": False,
+    assert rows[1] == {"name": "ci", "read": ["x"], "write": [], "shared": False, "admin": False, "trust": 1.0,
                        "sha256_prefix": H1[:12], "source": "GRAPHMEM_TOKENS"}
 
 

@@ -38,7 +38,7 @@ ANNOTATIONS = {
 ARGUMENTS = {
     "memory_search": {"query", "namespaces", "k", "hops", "expansion_mode", "summaries", "kinds", "rerank", "fusion",
                       "channels", "include_superseded", "as_of", "created_after", "created_before", "consensus",
-                      "detail"},
+                      "min_trust", "detail"},
     "memory_write": {"namespace", "memories", "request_id", "dedupe"},
     "memory_get": {"id", "namespace"},
     "memory_update": {"namespace", "id", "content", "tags", "confidence", "importance", "valid_from", "valid_until"},

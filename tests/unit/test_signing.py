@@ -32,7 +32,7 @@ def memory(**over: Any) -> dict[str, Any]:
         "id": "m1", "namespace": "ns", "kind": "episodic", "content": "Caroline went to the support group.",
         "status": "active", "confidence": 0.8, "importance": 0.5, "source": "import:locomo",
         "sources": ["import:locomo"], "tags": ["a", "b"], "created_at": AT, "valid_from": None,
-        "valid_until": None, "expires_at": None,
+        "valid_until": None, "expires_at": None, "writer": "alice", "trust": 0.8,
     }
     data.update(over)
     return data
@@ -48,7 +48,7 @@ CHANGES: dict[str, Any] = {
     "id": "m2", "namespace": "other", "kind": "semantic", "content": "Caroline went to the gym.",
     "status": "superseded", "confidence": 0.81, "importance": 0.9, "source": "attacker", "sources": ["x"],
     "tags": ["b", "a"], "created_at": AT + timedelta(microseconds=1), "valid_from": AT, "valid_until": AT,
-    "expires_at": AT,
+    "expires_at": AT, "writer": "mallory", "trust": 1.0,
 }
 
 
@@ -62,6 +62,29 @@ def test_changing_any_signed_field_fails(field: str) -> None:
     data = signed(signer)
     assert signer.verify(data) is Verdict.OK
     assert signer.verify({**data, field: CHANGES[field]}) is Verdict.MISMATCH
+
+
+def legacy(**over: Any) -> dict[str, Any]:
+    """A memory written before provenance: no writer, no trust."""
+    return memory(writer=None, trust=None, **over)
+
+
+def test_a_memory_without_provenance_is_signed_in_the_legacy_encoding() -> None:
+    assert canonical(legacy()).startswith(b'["gm1",')
+    assert canonical(memory()).startswith(b'["gm2",')
+    assert b"alice" not in canonical(legacy())
+    assert b"alice" in canonical(memory())
+
+
+def test_provenance_cannot_be_added_to_or_stripped_from_a_signed_memory() -> None:
+    signer = Signer([K1])
+    old = legacy()
+    old_signed = {**old, **dict(zip(("signature", "signature_key"), signer.sign(old), strict=True))}
+    assert signer.verify(old_signed) is Verdict.OK
+    assert signer.verify({**old_signed, "trust": 1.0}) is Verdict.MISMATCH
+    assert signer.verify({**old_signed, "writer": "admin"}) is Verdict.MISMATCH
+    new = signed(signer)
+    assert signer.verify({**new, "writer": None, "trust": None}) is Verdict.MISMATCH  # no downgrade to gm1
 
 
 def test_unsigned_fields_do_not_matter() -> None:

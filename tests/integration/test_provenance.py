@@ -1,0 +1,104 @@
+"""Trust from provenance through GraphQL on the real Neo4j: a memory carries the token that wrote it and that
+token's trust, both signed; search scales by the trust and ``minTrust`` keeps a low-trust writer's memories
+apart; a trust raised in the database behind graphmem's back is caught."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from graphmem.api.app import create_app
+from graphmem.config import Settings
+from graphmem.embed import Embedder
+from graphmem.security import make_entry, new_token
+from graphmem.store import Store
+from tests.integration.api_support import WRITE, Json, api_settings, codes, lifespan, post, wipe
+
+TAMPER = (Path(__file__).parent / "cypher" / "tamper.cypher").read_text()
+SEARCH = """query($q: String!, $ns: [String!], $min: Float! = 0) {
+  search(query: $q, namespaces: $ns, minTrust: $min, k: 10) {
+    results { score memory { id content writer trust } parts { trust } } } }"""
+MEMORY = "query($id: ID!, $ns: String) { memory(id: $id, namespace: $ns) { id writer trust } }"
+TRUE = "The spare key to the blue shed hangs on the hook behind the kitchen door."
+PLANTED = "The spare key to the blue shed hangs on the hook behind the cellar door."
+
+
+@dataclass
+class Env:
+    client: httpx.AsyncClient
+    ns: str
+    trusted: str
+    low: str
+
+    async def data(self, token: str, query: str, variables: Json) -> Json:
+        response = await post(self.client, token, query, variables)
+        assert response.status_code == 200, response.text
+        body: Json = response.json()
+        assert not body.get("errors"), body["errors"]
+        data: Json = body["data"]
+        return data
+
+    async def write(self, token: str, content: str) -> str:
+        out = await self.data(token, WRITE, {"memories": [{"namespace": self.ns, "kind": "SEMANTIC",
+                                                           "content": content}], "dedupe": False})
+        return str(out["writeMemories"]["items"][0]["id"])
+
+    async def search(self, token: str, **variables: Any) -> list[Json]:
+        out = await self.data(token, SEARCH, {"q": "where is the spare key to the blue shed", "ns": [self.ns],
+                                              **variables})
+        results: list[Json] = out["search"]["results"]
+        return results
+
+
+@pytest.fixture(scope="module")
+async def env(migrated: Settings, embedder: Embedder) -> AsyncIterator[Env]:
+    ns, shared = f"t-{uuid.uuid4().hex[:12]}", f"t-{uuid.uuid4().hex[:12]}"
+    (trusted, h_trusted), (low, h_low) = new_token(), new_token()
+    entries = [make_entry("tok-owner", h_trusted, write=[ns]),
+               make_entry("tok-chat", h_low, write=[ns], trust=0.3)]
+    app = create_app(api_settings(migrated, entries, shared=shared), embedder=embedder)
+    try:
+        async with lifespan(app), httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                                    base_url="http://api.test", timeout=60) as client:
+            yield Env(client, ns, trusted, low)
+    finally:
+        await wipe(migrated, ns, shared)
+
+
+async def test_a_memory_names_its_writer_and_ranks_by_its_trust(env: Env) -> None:
+    true_id = await env.write(env.trusted, TRUE)
+    planted_id = await env.write(env.low, PLANTED)
+    for mid, writer, trust in ((true_id, "tok-owner", 1.0), (planted_id, "tok-chat", 0.3)):
+        got = (await env.data(env.trusted, MEMORY, {"id": mid, "ns": env.ns}))["memory"]
+        assert (got["writer"], got["trust"]) == (writer, pytest.approx(trust))
+
+    results = await env.search(env.trusted)
+    ids = [r["memory"]["id"] for r in results]
+    assert ids[:2] == [true_id, planted_id]  # near twins: the trust decides
+    by_id = {r["memory"]["id"]: r for r in results}
+    assert by_id[planted_id]["parts"]["trust"] == pytest.approx(0.3)
+    assert by_id[true_id]["parts"]["trust"] == pytest.approx(1.0)
+    assert by_id[planted_id]["score"] < 0.5 * by_id[true_id]["score"]
+
+    kept_apart = [r["memory"]["id"] for r in await env.search(env.trusted, min=0.5)]
+    assert true_id in kept_apart
+    assert planted_id not in kept_apart
+    # a low-trust writer reads its own memories like anyone else: min_trust is the reader's choice
+    assert planted_id in [r["memory"]["id"] for r in await env.search(env.low)]
+
+
+async def test_a_trust_raised_in_the_database_fails_verification(env: Env, store: Store) -> None:
+    mid = await env.write(env.low, "The gate code of the blue shed is written under the flower pot.")
+    async with store.driver.session(database=store.database) as session:
+        result = await session.run(TAMPER, rows=[{"namespace": env.ns, "id": mid,
+                                                  "props": {"trust": 1.0, "writer": "tok-owner"}}])
+        assert (await result.single())["changed"] == 1  # type: ignore[index]
+    response = await post(env.client, env.trusted, MEMORY, {"id": mid, "ns": env.ns})
+    assert codes(response.json()) == ["NOT_FOUND"]  # failed verification: not returned (the default)
+    assert mid not in [r["memory"]["id"] for r in await env.search(env.trusted)]
