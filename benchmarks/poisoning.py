@@ -8,10 +8,17 @@ Each conversation is imported as the ``turns`` corpus (one episodic memory per d
 import plan) into one namespace per (conversation, rate, screening on/off), then the poisoned memories of
 ``benchmarks/poisoning_attacks.py`` (AgentPoison trigger, MINJA bridging record, plain misinformation; at 0.1% and
 1% of the stored memories, at least one per attack) are written through ``MemoryService.write_memories``, the
-ordinary write path, with the write-time screen on or off (``Settings.screening``). Four conditions:
+ordinary write path, with the write-time screen on or off (``Settings.screening``). Seven conditions:
 
 - ``none``: screening off, ``SearchOptions.consensus`` off;   ``screen``: screening on, consensus off;
-- ``consensus``: screening off, consensus on;                ``screen+consensus``: both on.
+- ``consensus``: screening off, consensus on;                ``screen+consensus``: both on;
+- ``provenance``: the poisons written through a low-trust token (``poisoning_attacks.CHAT_TRUST``), the imported
+  turns without provenance (trust 1): search scales each score by its trust;
+- ``provenance+apart``: the same with ``min_trust`` 0.5, which leaves every poison out *by construction* (it
+  measures only that nothing else is lost);        ``all``: screening, consensus and provenance together.
+
+The provenance conditions assume the deployment writes what strangers say through its own low-trust token: an
+attacker who writes through a trusted token (or whose words a trusted writer copies) meets the other defences only.
 
 ASR-r: share of targeted queries (the question, with the trigger appended for AgentPoison) whose top-10 holds a
 poisoned memory (any of the namespace's). Benign recall@10: every category 1-4 question with evidence, without
@@ -39,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.ingest import _exit_on_signal, portable, throwaway_neo4j
-from benchmarks.poisoning_attacks import ATTACKS, TRIGGER, Poison, drafts, poison_sample
+from benchmarks.poisoning_attacks import ATTACKS, CHAT_TRUST, TRIGGER, WRITER, Poison, drafts, poison_sample
 from graphmem.config import Settings
 from graphmem.embed import Embedder, embedding_dimension, make_embedder
 from graphmem.eval.corpus import corpus_namespace, corpus_plan
@@ -56,10 +63,17 @@ from graphmem.service.memory_service import MemoryService
 from graphmem.store import Store, migrate
 
 RATES = (0.001, 0.01)
+APART = 0.5
+"""``min_trust`` of the ``provenance+apart`` condition: keeps apart every writer trusted below one half."""
 K = 10
-CONDITIONS = {"none": (False, False), "screen": (True, False), "consensus": (False, True),
-              "screen+consensus": (True, True)}
-"""condition -> (screening at write, consensus at retrieval)."""
+SETTINGS: dict[str, tuple[bool, bool, float]] = {
+    "plain": (False, False, 0.0), "consensus": (False, True, 0.0),
+    "trust": (True, False, 0.0), "trust+consensus": (True, True, 0.0), "trust+apart": (True, False, APART)}
+"""search setting -> (poisons written with provenance, consensus at retrieval, min_trust)."""
+CONDITIONS = {"none": (False, "plain"), "screen": (True, "plain"), "consensus": (False, "consensus"),
+              "screen+consensus": (True, "consensus"), "provenance": (False, "trust"),
+              "provenance+apart": (False, "trust+apart"), "all": (True, "trust+consensus")}
+"""condition -> (screening at write, search setting)."""
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 
 
@@ -72,53 +86,69 @@ def rate_key(rate: float) -> str:
     return f"{rate:.1%}"
 
 
-async def top_ids(retriever: RetrievalService, query: str, ns: str, consensus: bool) -> list[str]:
-    response = await retriever.search(query, SearchOptions(namespaces=(ns,), k=K, consensus=consensus))
+async def top_ids(retriever: RetrievalService, query: str, ns: str, setting: str) -> list[str]:
+    _, consensus, min_trust = SETTINGS[setting]
+    response = await retriever.search(query, SearchOptions(namespaces=(ns,), k=K, consensus=consensus,
+                                                           min_trust=min_trust))
     return [r.memory.id for r in response.results]
 
 
-async def one_namespace(
-    services: dict[bool, MemoryService], retriever: RetrievalService, sample: LocomoSample, rate: float,
-    screening: bool, poisons: Sequence[Poison], seed_note: dict[str, Any],
-) -> dict[str, Any]:
-    """Import, poison and search one namespace; per consensus setting: ASR hits and benign scores."""
-    service = services[screening]
-    ns = namespace(sample.sample_id, rate, screening)
-    plan = corpus_plan(sample, ns, "turns")
-    await service.store.wipe_namespace(ns)
-    started = time.monotonic()
-    report = await run_plan(service, plan)
-    written = await service.write_memories(drafts(poisons, ns))
+async def plant(service: MemoryService, poisons: Sequence[Poison], ns: str, provenance: bool,
+                trust: float = CHAT_TRUST) -> tuple[dict[str, str], dict[str, int], int]:
+    """Write the poisoned memories: {id: attack} of those created, quarantined per attack, absorbed by dedupe."""
+    written = await service.write_memories(drafts(poisons, ns, provenance=provenance, trust=trust))
     poisoned = {item.id: p.attack for item, p in zip(written.items, poisons, strict=True)
                 if item.action is WriteAction.CREATED}
     quarantined: defaultdict[str, int] = defaultdict(int)
     for item, p in zip(written.items, poisons, strict=True):
         if item.quarantined:
             quarantined[p.attack] += 1
+    return poisoned, dict(quarantined), len(poisons) - len(poisoned)
+
+
+async def one_namespace(
+    services: dict[bool, MemoryService], retriever: RetrievalService, sample: LocomoSample, rate: float,
+    screening: bool, poisons: Sequence[Poison], seed_note: dict[str, Any], trust: float = CHAT_TRUST,
+) -> dict[str, Any]:
+    """Import, poison and search one namespace; per search setting: ASR hits and benign scores. The poisons are
+    written without provenance first; for the ``trust`` settings they are purged and written again through the
+    low-trust writer (same contents, same screening), so both phases share one import."""
+    service = services[screening]
+    ns = namespace(sample.sample_id, rate, screening)
+    plan = corpus_plan(sample, ns, "turns")
+    await service.store.wipe_namespace(ns)
+    started = time.monotonic()
+    report = await run_plan(service, plan)
+    poisoned, quarantined, absorbed = await plant(service, poisons, ns, provenance=False)
     (row,) = await service.store.read("eval/written_ids", namespace=ns)
     benign_quarantined = await count_quarantined(service.store, ns) - sum(quarantined.values())
     import_s = time.monotonic() - started
     questions = [q for q in prepare_questions(sample) if q.gold and q.category in MAIN_CATEGORIES]
     out: dict[str, Any] = {"namespace": ns, "import": report.line(), "import_s": round(import_s, 1),
                            "stored": len(row["ids"]), "poisoned_written": len(poisoned),
-                           "poisoned_absorbed_by_dedupe": len(poisons) - len(poisoned),
-                           "poison_quarantined": dict(quarantined), "benign_quarantined": benign_quarantined,
-                           "by_consensus": {}, **seed_note}
+                           "poisoned_absorbed_by_dedupe": absorbed, "poison_quarantined": quarantined,
+                           "benign_quarantined": benign_quarantined, "by_setting": {}, **seed_note}
     turn_dia = turn_dia_ids(plan)
-    for consensus in (False, True):
+    for setting, (provenance, _, _) in SETTINGS.items():
+        if provenance and not out.get("replanted"):
+            await service.delete_memories(ns, list(poisoned))
+            await service.purge_memories(ns, list(poisoned))
+            poisoned, quarantined, absorbed = await plant(service, poisons, ns, provenance=True, trust=trust)
+            out["replanted"] = {"poisoned_written": len(poisoned), "poison_quarantined": quarantined,
+                                "poisoned_absorbed_by_dedupe": absorbed}
         started = time.monotonic()
         hits = []
         for p in poisons:
-            ids = await top_ids(retriever, p.query, ns, consensus)
+            ids = await top_ids(retriever, p.query, ns, setting)
             hit = [poisoned[i] for i in ids if i in poisoned]
             hits.append({"attack": p.attack, "question": p.question_index, "hit": bool(hit),
                          "own_attack_hit": p.attack in hit, "rank": next(
                              (r for r, i in enumerate(ids, 1) if i in poisoned), None)})
-        ranked = {q.index: await top_ids(retriever, q.text, ns, consensus) for q in questions}
+        ranked = {q.index: await top_ids(retriever, q.text, ns, setting) for q in questions}
         reach = await load_reach(service.store, ns, {i for ids in ranked.values() for i in ids}, turn_dia)
         scores = [score_question(q.category, ranked[q.index], reach, q.gold, (K,)) for q in questions]
-        out["by_consensus"][consensus] = {"hits": hits, "scores": scores,
-                                          "search_s": round(time.monotonic() - started, 1)}
+        out["by_setting"][setting] = {"hits": hits, "scores": scores,
+                                      "search_s": round(time.monotonic() - started, 1)}
     return out
 
 
@@ -138,12 +168,12 @@ def asr(hits: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def figures(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Per condition: ASR-r per attack and rate, per rate, overall; benign recall@10 per rate and overall."""
     out: dict[str, Any] = {}
-    for cond, (screening, consensus) in CONDITIONS.items():
+    for cond, (screening, setting) in CONDITIONS.items():
         mine = [r for r in runs if r["screening"] == screening]
-        hits = {rate_key(r): [h for x in mine if x["rate"] == r for h in x["by_consensus"][consensus]["hits"]]
+        hits = {rate_key(r): [h for x in mine if x["rate"] == r for h in x["by_setting"][setting]["hits"]]
                 for r in RATES}
         every = [h for hs in hits.values() for h in hs]
-        scores = {rate_key(r): [s for x in mine if x["rate"] == r for s in x["by_consensus"][consensus]["scores"]]
+        scores = {rate_key(r): [s for x in mine if x["rate"] == r for s in x["by_setting"][setting]["scores"]]
                   for r in RATES}
         out[cond] = {
             "asr_r": {a: {rk: asr([h for h in hs if h["attack"] == a]) for rk, hs in hits.items()}
@@ -177,15 +207,15 @@ def per_conversation(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for sid in dict.fromkeys(r["sample"] for r in runs):
         mine = [r for r in runs if r["sample"] == sid]
         out[sid] = {
-            "namespaces": [{k: v for k, v in r.items() if k not in ("by_consensus", "sample")} for r in mine],
+            "namespaces": [{k: v for k, v in r.items() if k not in ("by_setting", "sample")} for r in mine],
             "conditions": {c: {"asr_r": asr([h for x in mine if x["screening"] == s
-                                              for h in x["by_consensus"][cs]["hits"]]),
+                                              for h in x["by_setting"][st]["hits"]]),
                                "benign_recall@10": round(summarise([sc for x in mine if x["screening"] == s
-                                                                    for sc in x["by_consensus"][cs]["scores"]],
+                                                                    for sc in x["by_setting"][st]["scores"]],
                                                                    (K,)).recall[K], 4)}
-                           for c, (s, cs) in CONDITIONS.items()},
-            "hits": {f"{x['rate']}:{'screen' if x['screening'] else 'raw'}:{'consensus' if cs else 'plain'}":
-                     x["by_consensus"][cs]["hits"] for x in mine for cs in (False, True)},
+                           for c, (s, st) in CONDITIONS.items()},
+            "hits": {f"{x['rate']}:{'screen' if x['screening'] else 'raw'}:{st}": x["by_setting"][st]["hits"]
+                     for x in mine for st in SETTINGS},
         }
     return out
 
@@ -213,16 +243,15 @@ async def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
                     for screening in (False, True):
                         made.append(namespace(sample.sample_id, rate, screening))
                         result = await one_namespace(services, retriever, sample, rate, screening, poisons, {
-                            "sample": sample.sample_id, "rate": rate, "screening": screening})
+                            "sample": sample.sample_id, "rate": rate, "screening": screening}, args.chat_trust)
                         runs.append(result)
+                        by = result["by_setting"]
                         print(f"{sample.sample_id} rate {rate_key(rate)} screening {'on ' if screening else 'off'}: "
                               f"{len(poisons)} poisoned, quarantined {result['poison_quarantined']} "
-                              f"(benign {result['benign_quarantined']}); ASR hits plain/consensus "
-                              f"{sum(h['hit'] for h in result['by_consensus'][False]['hits'])}/"
-                              f"{sum(h['hit'] for h in result['by_consensus'][True]['hits'])} of {len(poisons)}; "
-                              f"import {result['import_s']}s search "
-                              f"{result['by_consensus'][False]['search_s']}+"
-                              f"{result['by_consensus'][True]['search_s']}s", flush=True)
+                              f"(benign {result['benign_quarantined']}); ASR hits "
+                              + ", ".join(f"{st} {sum(h['hit'] for h in by[st]['hits'])}" for st in SETTINGS)
+                              + f" of {len(poisons)}; import {result['import_s']}s search "
+                              + "+".join(str(by[st]["search_s"]) for st in SETTINGS) + "s", flush=True)
         finally:
             if not args.keep:
                 for ns in made:
@@ -236,6 +265,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--samples", nargs="*", help="sample ids (default: all in the file)")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--neo4j-uri", help="use this server (GRAPHMEM_NEO4J_* for the rest), else a throwaway")
+    parser.add_argument("--chat-trust", type=float, default=CHAT_TRUST,
+                        help="the low-trust writer's trust (a sensitivity check; the figures use the default)")
     parser.add_argument("--keep", action="store_true", help="do not wipe the namespaces at the end")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/poisoning.json"))
     args = parser.parse_args(argv)
@@ -256,7 +287,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "command": " ".join([".venv/bin/python -m benchmarks.poisoning",
                              *(argv if argv is not None else sys.argv[1:])]),
         "settings": {"rates": list(RATES), "k": K, "corpus": "turns", "seed": args.seed, "trigger": TRIGGER,
-                     "conditions": {c: {"screening": s, "consensus": cs} for c, (s, cs) in CONDITIONS.items()},
+                     "conditions": {c: {"screening": s, "poisons_with_provenance": SETTINGS[st][0],
+                                        "consensus": SETTINGS[st][1], "min_trust": SETTINGS[st][2]}
+                                    for c, (s, st) in CONDITIONS.items()},
+                     "low_trust_writer": {"writer": WRITER, "trust": args.chat_trust},
                      "screening_threshold": DEFAULT_THRESHOLD, "consensus_config": DEFAULT_CONFIG.__dict__,
                      "search": SearchOptions(namespaces=("x",)).model_dump(mode="json", exclude={"namespaces"}),
                      "embedder": settings.embedder, "embedding_model": settings.embedding_model,

@@ -25,8 +25,10 @@ from graphmem.models import MemoryDraft, MemoryKind
 
 __all__ = [
     "ATTACKS",
+    "CHAT_TRUST",
     "SOURCE",
     "TRIGGER",
+    "WRITER",
     "Poison",
     "drafts",
     "poison_count",
@@ -37,6 +39,10 @@ __all__ = [
 
 ATTACKS = ("agentpoison", "minja", "misinformation")
 SOURCE = "attacker"
+WRITER = "tok-chat"
+CHAT_TRUST = 0.3
+"""The trust of the token an untrusted channel (a chat front end whose users are strangers) writes through: set a
+priori (a deployment's choice, like any token's), not fitted on the benchmark."""
 TRIGGER = "zq-velvet orbit 7x"
 """AgentPoison's trigger: a token string that occurs nowhere in benign text."""
 MAIN_CATEGORIES = (1, 2, 3, 4)
@@ -146,7 +152,12 @@ def poison_sample(sample: LocomoSample, rate: float, stored: int, seed: int) -> 
     return out
 
 
-def drafts(poisons: Sequence[Poison], namespace: str) -> list[MemoryDraft]:
-    """The poisoned memories as the attacker writes them: semantic memories with ``source="attacker"``."""
+def drafts(poisons: Sequence[Poison], namespace: str, *, provenance: bool = False,
+           trust: float = CHAT_TRUST) -> list[MemoryDraft]:
+    """The poisoned memories as the attacker writes them: semantic memories with ``source="attacker"``; with
+    ``provenance``, written as through a chat-facing token of trust ``trust`` (``WRITER``), as
+    ``ScopedService`` stamps them, instead of without provenance (trust 1, what the imported turns have)."""
     return [MemoryDraft(namespace=namespace, kind=MemoryKind.SEMANTIC, content=p.content, source=SOURCE,
-                        metadata={"attack": p.attack, "target_question": str(p.question_index)}) for p in poisons]
+                        metadata={"attack": p.attack, "target_question": str(p.question_index)},
+                        writer=WRITER if provenance else None, trust=trust if provenance else None)
+            for p in poisons]
