@@ -1,7 +1,8 @@
 // Updates one memory's editable fields; null parameters leave a field as it is; $clear_valid_until (true) removes
 // valid_until instead (null cannot say that).
 // Parameters: $id, $namespace, $content, $embedding, $content_hash, $title (the Browser caption), $tags, $tags_text,
-// $confidence, $importance, $valid_from, $valid_until, $clear_valid_until, $at. Returns: memory (map, no embedding).
+// $confidence, $importance, $valid_from, $valid_until, $clear_valid_until, $writer, $trust (provenance: the editor
+// and the trust it leaves; null keeps them), $at. Returns: memory (map, no embedding).
 // The embedding is stored as 32-bit floats, as in memory/create.
 MATCH (m:Memory {namespace: $namespace, id: $id}) WHERE m.status <> 'deleted'
 SET m.content = coalesce($content, m.content),
@@ -13,6 +14,8 @@ SET m.content = coalesce($content, m.content),
     m.importance = coalesce($importance, m.importance),
     m.valid_from = coalesce($valid_from, m.valid_from),
     m.valid_until = CASE WHEN $clear_valid_until THEN null ELSE coalesce($valid_until, m.valid_until) END,
+    m.writer = coalesce($writer, m.writer),
+    m.trust = coalesce($trust, m.trust),
     m.updated_at = $at,
     m._resign = true
 WITH m

@@ -129,7 +129,9 @@ class Mutation:
                                                                                   dedupe=dedupe))
 
     @strawberry.mutation(description="Edit a memory; new content is re-embedded. Arguments left out (or null) "
-                                     "keep their value; clearValidUntil removes validUntil (valid again with no end).")
+                                     "keep their value; clearValidUntil removes validUntil (valid again with no end). "
+                                     "An edit leaves the memory trusted no more than the editing token, and new "
+                                     "content names that token as its writer.")
     async def update_memory(self, info: Info, namespace: str, id: strawberry.ID, content: str | None = None,
                             tags: list[str] | None = None, confidence: float | None = None,
                             importance: float | None = None, valid_from: datetime | None = None,

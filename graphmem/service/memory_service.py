@@ -24,6 +24,7 @@ from graphmem.models import (
     WriteAction,
     WriteResult,
     caption,
+    trust_of,
     utcnow,
 )
 from graphmem.retrieval.cache import NamespaceVersions
@@ -287,12 +288,24 @@ class MemoryService(IdempotentWriter):
         self, namespace: str, memory_id: str, *, content: str | None = None, tags: Iterable[str] | None = None,
         confidence: float | None = None, importance: float | None = None,
         valid_from: datetime | None = None, valid_until: datetime | None = None, clear_valid_until: bool = False,
+        editor: tuple[str, float] | None = None,
     ) -> Memory:
         """Edit a memory; new content is re-embedded (before the transaction) and re-hashed. None keeps a field;
-        ``clear_valid_until`` removes the end of its validity (it may not come with a ``valid_until``)."""
+        ``clear_valid_until`` removes the end of its validity (it may not come with a ``valid_until``).
+
+        ``editor`` (token name, trust; ``ScopedService`` passes its own): an edit never leaves a memory trusted more
+        than its editor (its trust becomes the lower of the two), and new content names the editor as its writer,
+        so a low-trust token cannot put its words into a trusted memory."""
         if clear_valid_until and valid_until is not None:
             raise ValidationError("give valid_until or clear_valid_until, not both", field="valid_until")
         current = await self.get_memory(namespace, memory_id)
+        writer, trust = None, None
+        if editor is not None:
+            lowered = min(trust_of(current), editor[1])
+            if content is not None:
+                writer, trust = editor[0], lowered
+            elif lowered < trust_of(current):
+                trust = lowered
         changes = {k: v for k, v in {"content": content, "confidence": confidence, "importance": importance,
                                       "tags": tuple(tags) if tags is not None else None}.items() if v is not None}
         (checked,) = parse_items(Memory, [{**current.model_dump(), **changes}])  # validators on the new values
@@ -304,7 +317,8 @@ class MemoryService(IdempotentWriter):
             "tags": list(checked.tags) if tags is not None else None,
             "tags_text": " ".join(checked.tags) if tags is not None else None,
             "confidence": confidence, "importance": importance, "valid_from": valid_from,
-            "valid_until": valid_until, "clear_valid_until": clear_valid_until, "at": utcnow()})])
+            "valid_until": valid_until, "clear_valid_until": clear_valid_until, "writer": writer, "trust": trust,
+            "at": utcnow()})])
         if not rows:
             raise NotFoundError(f"memory {memory_id!r} not found in {namespace!r}")
         return await self.get_memory(namespace, memory_id)  # as sealed (the statement's map has the old signature)

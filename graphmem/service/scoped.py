@@ -110,7 +110,8 @@ class ScopedService:
 
     async def update_memory(self, namespace: str, memory_id: str, **changes: Any) -> Memory:
         self.access.require_write(namespace)
-        return await self.memory.update_memory(namespace, memory_id, **changes)
+        return await self.memory.update_memory(namespace, memory_id, **changes,
+                                               editor=(self.access.name, self.access.trust))
 
     async def delete_memories(self, namespace: str, ids: Sequence[str]) -> list[str]:
         self.access.require_write(namespace)

@@ -24,6 +24,8 @@ TAMPER = (Path(__file__).parent / "cypher" / "tamper.cypher").read_text()
 SEARCH = """query($q: String!, $ns: [String!], $min: Float! = 0) {
   search(query: $q, namespaces: $ns, minTrust: $min, k: 10) {
     results { score memory { id content writer trust } parts { trust } } } }"""
+UPDATE = """mutation($ns: String!, $id: ID!, $content: String, $tags: [String!]) {
+  updateMemory(namespace: $ns, id: $id, content: $content, tags: $tags) { id writer trust content } }"""
 MEMORY = "query($id: ID!, $ns: String) { memory(id: $id, namespace: $ns) { id writer trust } }"
 TRUE = "The spare key to the blue shed hangs on the hook behind the kitchen door."
 PLANTED = "The spare key to the blue shed hangs on the hook behind the cellar door."
@@ -102,3 +104,19 @@ async def test_a_trust_raised_in_the_database_fails_verification(env: Env, store
     response = await post(env.client, env.trusted, MEMORY, {"id": mid, "ns": env.ns})
     assert codes(response.json()) == ["NOT_FOUND"]  # failed verification: not returned (the default)
     assert mid not in [r["memory"]["id"] for r in await env.search(env.trusted)]
+
+
+async def test_an_edit_leaves_a_memory_trusted_no_more_than_its_editor(env: Env) -> None:
+    """A low-trust token cannot put its words into a trusted memory; a trusted one does not vouch by retagging."""
+    trusted_id = await env.write(env.trusted, "The boat club meets on the second Tuesday of each month.")
+    edited = (await env.data(env.low, UPDATE, {"ns": env.ns, "id": trusted_id,
+                                               "content": "The boat club meets on the third Friday of each month."}))
+    got = edited["updateMemory"]
+    assert (got["writer"], got["trust"]) == ("tok-chat", pytest.approx(0.3))
+    assert got["content"].startswith("The boat club meets on the third Friday")
+
+    low_id = await env.write(env.low, "The boat club's treasurer keeps the ledger in the clubhouse safe.")
+    retagged = (await env.data(env.trusted, UPDATE, {"ns": env.ns, "id": low_id, "tags": ["club"]}))
+    assert (retagged["updateMemory"]["writer"], retagged["updateMemory"]["trust"]) == ("tok-chat", pytest.approx(0.3))
+    for mid in (trusted_id, low_id):  # both re-signed with their new provenance: they verify
+        assert (await env.data(env.trusted, MEMORY, {"id": mid, "ns": env.ns}))["memory"]["id"] == mid
