@@ -153,6 +153,12 @@ class Memory(BaseModel):
         return row
 
 
+def provenance(task: Task) -> dict[str, Any]:
+    """The writer and trust that memories made from ``task`` (its reflection, its summary) carry; empty for a task
+    without provenance (they count as graphmem's own, trusted)."""
+    return {} if task.trust is None else {"writer": task.writer, "trust": task.trust}
+
+
 def trust_of(memory: Memory) -> float:
     """The trust a ranking applies: the memory's, or 1 for one written without provenance."""
     return 1.0 if memory.trust is None else memory.trust
@@ -270,6 +276,11 @@ class Task(BaseModel):
     ended_at: datetime | None = None
     outcome: str | None = Field(default=None, max_length=MAX_CONTENT_CHARS)
     reflected_at: datetime | None = None
+    writer: str | None = Field(default=None, min_length=1, max_length=64)
+    """The token that started it (None: started without one, by graphmem itself or an import)."""
+    trust: float | None = Field(default=None, ge=0.0, le=1.0)
+    """The lowest trust of the tokens that started it or logged its turns: what reflection and its summary write
+    from it carry (``provenance``), so a low-trust conversation cannot become trusted facts."""
 
 
 class Turn(BaseModel):

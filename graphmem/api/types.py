@@ -247,6 +247,10 @@ class Task:
     started_at: datetime
     ended_at: datetime | None
     outcome: str | None
+    writer: str | None = strawberry.field(description="The token that started it (null: none).")
+    trust: float | None = strawberry.field(
+        description="The lowest trust of the tokens that started it or logged its turns; what reflection and its "
+                    "summary write from it carry this trust (null: none, counted as 1).")
 
     @strawberry.field(description="The interaction log, in order.")
     async def turns(self, info: strawberry.Info[Context, None]) -> list[Turn]:
@@ -271,7 +275,7 @@ class Task:
     @classmethod
     def from_domain(cls, t: models.Task) -> Task:
         return cls(id=strawberry.ID(t.id), namespace=t.namespace, agent=t.agent, title=t.title, status=t.status.value,
-                   started_at=t.started_at, ended_at=t.ended_at, outcome=t.outcome)
+                   started_at=t.started_at, ended_at=t.ended_at, outcome=t.outcome, writer=t.writer, trust=t.trust)
 
 
 @strawberry.type

@@ -23,7 +23,7 @@ from graphmem.consolidation.plan import SOURCE, ClusterPlan, merged_id, plan_clu
 from graphmem.consolidation.report import ClusterReport, ConsolidationReport, Outcome
 from graphmem.errors import GraphmemError, StoreUnavailableError
 from graphmem.llm import LLMClient
-from graphmem.models import MemoryDraft, MemoryStatus, utcnow
+from graphmem.models import MemoryDraft, MemoryStatus, trust_of, utcnow
 from graphmem.service.memory_service import MemoryService
 from graphmem.service.planning import WritePlan
 from graphmem.service.tasks import check_namespace_arg
@@ -109,11 +109,13 @@ class Consolidator:
 
     async def _merged_write(self, plan: ClusterPlan, cluster: Cluster) -> WritePlan | None:
         """The write path's plan of the merged memory (embedded, screened, its graph construction looked up), before
-        the transaction; None when the screen flags it (a merge must not quarantine what was active)."""
+        the transaction; None when the screen flags it (a merge must not quarantine what was active). The merged
+        text is made from every member's words: it carries the provenance of the least trusted of them."""
+        least = min((c.memory for c in cluster.members), key=trust_of)
         draft = MemoryDraft(
             namespace=plan.namespace, kind=plan.kind, content=plan.text, id=plan.survivor_id,
             confidence=cluster.kept.memory.confidence, importance=plan.importance, tags=plan.tags, source=SOURCE,
-            valid_from=plan.valid_from, valid_until=plan.valid_until)
+            valid_from=plan.valid_from, valid_until=plan.valid_until, writer=least.writer, trust=least.trust)
         write = await self.service.plan_write([draft], dedupe=False)
         if any(m.status is MemoryStatus.QUARANTINED for m in write.creates):
             return None

@@ -192,11 +192,13 @@ class Task(Out):
     started_at: datetime
     ended_at: datetime | None
     outcome: str | None
+    writer: str | None
+    trust: float | None
 
     @classmethod
     def of(cls, t: models.Task) -> Task:
         return cls(id=t.id, namespace=t.namespace, agent=t.agent, title=t.title, status=t.status.value,
-                   started_at=t.started_at, ended_at=t.ended_at, outcome=t.outcome)
+                   started_at=t.started_at, ended_at=t.ended_at, outcome=t.outcome, writer=t.writer, trust=t.trust)
 
 
 class Turn(Out):

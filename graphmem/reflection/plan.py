@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -161,6 +162,7 @@ def plan_reflection(
 
 def resolve_rows(
     plan: ReflectionPlan, memory_ids: Sequence[str], *, now: datetime, created: Sequence[bool] | None = None,
+    protected: AbstractSet[str] = frozenset(),
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
     """Edge rows (for relation/relate), supersede rows, and how many supersedes were refused, once each draft's
     memory id is known (created, or the existing memory a near-duplicate strengthened).
@@ -169,6 +171,8 @@ def resolve_rows(
     *created* may replace a memory (one that merely restated, and so strengthened, a known memory may not);
     a memory this reflection wrote or strengthened is never replaced by it; and each old memory is replaced
     once. Small models name "replaced" memories that still hold; these rails keep that from retiring them.
+    ``protected`` memories (trusted more than the task reflected on) are never replaced: a low-trust conversation
+    may not retire what a more trusted writer said.
     """
     made = list(created) if created is not None else [True] * len(memory_ids)
 
@@ -186,7 +190,7 @@ def resolve_rows(
     refused = 0
     for index, old in plan.supersedes:
         new = memory_ids[index]
-        if not made[index] or old in touched or old in supersede:
+        if not made[index] or old in touched or old in supersede or old in protected:
             refused += new != old
             continue
         supersede[old] = {"new": new, "old": old, "at": now}

@@ -15,7 +15,18 @@ from pydantic import BaseModel
 
 from graphmem.errors import ConfigError, GraphmemError, NotFoundError, ValidationError
 from graphmem.llm import LLMClient
-from graphmem.models import Memory, MemoryDraft, MemoryKind, Task, Turn, Vector, WriteAction, utcnow
+from graphmem.models import (
+    Memory,
+    MemoryDraft,
+    MemoryKind,
+    Task,
+    Turn,
+    Vector,
+    WriteAction,
+    provenance,
+    trust_of,
+    utcnow,
+)
 from graphmem.reflection.locks import KeyedLocks
 from graphmem.reflection.output import ReflectionOutput, check_references, constrained_schema
 from graphmem.reflection.plan import ReflectionPlan, plan_reflection, resolve_rows
@@ -149,13 +160,16 @@ class ReflectionService:
         plan = plan_reflection(output, namespace=task.namespace, task_id=task.id, turns=turns,
                                aliases={a: m.id for a, m in aliases.items()}, now=now,
                                shown={m.content: m.id for m in aliases.values()})
+        plan.drafts = [d.model_copy(update=provenance(task)) for d in plan.drafts]  # the task's trust, not more
+        ceiling = 1.0 if task.trust is None else task.trust  # a shown memory trusted more may not be superseded
+        protected = frozenset(m.id for m in aliases.values() if trust_of(m) > ceiling)
         summary = summary_draft(task, output.summary, turn_ids=[t.id for t in turns], how="reflection")
         drafts = [*plan.drafts, *([summary] if summary is not None else [])]  # a summary is never deduplicated
         batch = await self.memory.plan_write(drafts) if drafts else WritePlan()
         kinds = {m.id: m.kind for m in aliases.values()}
 
         async def work(tx: Tx) -> ReflectionReport:
-            report = await self._write_plan(tx, task, plan, batch, usage, now, summary)
+            report = await self._write_plan(tx, task, plan, batch, usage, now, summary, protected)
             report.latency_ms = round((time.perf_counter() - started) * 1000, 1)
             report.turns_shown, report.turns_omitted = len(log_.lines), log_.omitted
             report.related_shown, report.dropped_relations = len(aliases), output.dropped_relations
@@ -173,7 +187,8 @@ class ReflectionService:
         return report
 
     async def _write_plan(self, tx: Tx, task: Task, plan: ReflectionPlan, batch: WritePlan, usage: LLMUsage,
-                          now: Any, summary: MemoryDraft | None = None) -> ReflectionReport:
+                          now: Any, summary: MemoryDraft | None = None,
+                          protected: frozenset[str] = frozenset()) -> ReflectionReport:
         """Inside the reflection's transaction: the memories and the task's summary, last in the batch (each one's
         fate decided under the write path's locks), then the edges and supersedes between the memory ids that
         came out."""
@@ -183,7 +198,8 @@ class ReflectionService:
                       for d, r in zip(drafts, results, strict=True)]
         written = everything[:len(plan.drafts)]
         created = [w.action is WriteAction.CREATED for w in written]
-        edge_rows, supersede_rows, refused = resolve_rows(plan, [w.id for w in written], now=now, created=created)
+        edge_rows, supersede_rows, refused = resolve_rows(plan, [w.id for w in written], now=now, created=created,
+                                                       protected=protected)
         if edge_rows:
             await tx.run("relation/relate", rows=edge_rows, namespace=task.namespace)
         if supersede_rows:

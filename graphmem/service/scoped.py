@@ -142,12 +142,14 @@ class ScopedService:
 
     async def start_task(self, task: Task, request_id: str | None = None) -> Task:
         self.access.require_write(task.namespace)
-        return await self.memory.tasks.start(task, request_id=request_id)
+        stamped = task.model_copy(update={"writer": self.access.name, "trust": self.access.trust})
+        return await self.memory.tasks.start(stamped, request_id=request_id)
 
     async def log_turns(self, namespace: str, task_id: str, turns: Sequence[tuple[Role, str]],
                         request_id: str | None = None, at: datetime | None = None) -> list[Turn]:
         self.access.require_write(namespace)
-        return await self.memory.tasks.log_turns(namespace, task_id, list(turns), request_id=request_id, at=at)
+        return await self.memory.tasks.log_turns(namespace, task_id, list(turns), request_id=request_id, at=at,
+                                                 trust=self.access.trust)
 
     async def end_task(self, namespace: str, task_id: str, outcome: str | None = None, *,
                        reflect: bool = False) -> Task:

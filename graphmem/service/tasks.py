@@ -41,9 +41,10 @@ class TaskService(IdempotentWriter):
 
     async def log_turns(
         self, namespace: str, task_id: str, turns: Sequence[tuple[Role, str] | Turn], *,
-        request_id: str | None = None, at: datetime | None = None,
+        request_id: str | None = None, at: datetime | None = None, trust: float | None = None,
     ) -> list[Turn]:
-        """Append turns (``(role, content)`` pairs numbered after the last turn, or full ``Turn`` objects)."""
+        """Append turns (``(role, content)`` pairs numbered after the last turn, or full ``Turn`` objects);
+        ``trust`` (the logging token's) lowers the task's trust when it is lower (``Task.trust``)."""
         check_namespace_arg(namespace)
         if not turns:
             raise ValidationError("no turns given")
@@ -73,7 +74,8 @@ class TaskService(IdempotentWriter):
         rows = [{**t.model_dump(mode="python"), "role": t.role.value} for t in built]
         result = json.dumps([t.model_dump(mode="json") for t in built])
         stored, _ = await self._apply(namespace, request_id, "log_turns", payload,
-                                      [Step("task/log_turns", {"rows": rows, "namespace": namespace})], result)
+                                      [Step("task/log_turns", {"rows": rows, "namespace": namespace,
+                                                                      "trust": trust})], result)
         return [Turn.model_validate(x) for x in json.loads(stored)]
 
     async def end(self, namespace: str, task_id: str, *, outcome: str | None = None) -> Task:

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 
-from graphmem.models import MemoryDraft, MemoryKind, Task, Turn
+from graphmem.models import MemoryDraft, MemoryKind, Task, Turn, provenance
 
 SUMMARY_TAG = "summary"
 SUMMARY_SOURCE = "summary"
@@ -48,7 +48,7 @@ def summary_draft(task: Task, content: str, *, turn_ids: Sequence[str], how: str
     return MemoryDraft(
         namespace=task.namespace, kind=MemoryKind.EPISODIC, content=text, id=summary_id(task.id, text),
         confidence=confidence, tags=(SUMMARY_TAG,), source=f"{SUMMARY_SOURCE}:{how}", created_at=task.started_at,
-        derived_from=tuple(dict.fromkeys(turn_ids)), summary_of=task.id)
+        derived_from=tuple(dict.fromkeys(turn_ids)), summary_of=task.id, **provenance(task))
 
 
 def _words(text: str) -> list[str]:

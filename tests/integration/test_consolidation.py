@@ -241,8 +241,9 @@ async def test_with_an_llm_the_merged_text_is_a_new_signed_memory(
     task = await service.tasks.start(Task(namespace=namespace, title="Jon's plans"))
     turns = await service.tasks.log_turns(namespace, task.id, [(Role.USER, f"turn {i}") for i in range(3)])
     await service.write_memories([MemoryDraft(namespace=namespace, kind=MemoryKind.SEMANTIC, content=text,
-                                              id=f"j{i}", derived_from=(turns[i].id,), confidence=0.7)
-                                  for i, text in enumerate(JON)], dedupe=False)
+                                              id=f"j{i}", derived_from=(turns[i].id,), confidence=0.7,
+                                              **({"writer": "tok-chat", "trust": 0.3} if i == 1 else {}))
+                                  for i, text in enumerate(JON)], dedupe=False)  # j1 from a low-trust writer
     merged_text = "Jon opened his own dance studio in Paris."  # same as j2's words: the new memory is still new
     script = Script(['{"content": "Jon opened a dance studio in Rome."}', {"content": merged_text}])
     llm = scripted_llm(settings, script)
@@ -257,6 +258,7 @@ async def test_with_an_llm_the_merged_text_is_a_new_signed_memory(
     assert (plan.survivor_id, plan.merged_by, plan.text) == (survivor, MergedBy.LLM, merged_text)
     memory = await service.get_memory(namespace, survivor)
     assert (memory.content, memory.status, memory.source) == (merged_text, MemoryStatus.ACTIVE, "consolidation")
+    assert (memory.writer, memory.trust) == ("tok-chat", 0.3)  # made of j1's words too: no trust laundering
     assert memory.confidence == pytest.approx(1 - 0.3 * (1 - 0.2 * 0.7) ** 2)
     for i in range(3):
         assert (await service.get_memory(namespace, f"j{i}")).status is MemoryStatus.ARCHIVED

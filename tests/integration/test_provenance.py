@@ -120,3 +120,16 @@ async def test_an_edit_leaves_a_memory_trusted_no_more_than_its_editor(env: Env)
     assert (retagged["updateMemory"]["writer"], retagged["updateMemory"]["trust"]) == ("tok-chat", pytest.approx(0.3))
     for mid in (trusted_id, low_id):  # both re-signed with their new provenance: they verify
         assert (await env.data(env.trusted, MEMORY, {"id": mid, "ns": env.ns}))["memory"]["id"] == mid
+
+
+async def test_a_task_carries_the_lowest_trust_of_its_writers(env: Env) -> None:
+    start = "mutation($t: TaskInput!) { startTask(task: $t) { id writer trust } }"
+    log = """mutation($ns: String!, $id: String!, $turns: [TurnInput!]!) {
+      logTurns(namespace: $ns, taskId: $id, turns: $turns) { id } }"""
+    task = "query($ns: String!, $id: ID!) { task(namespace: $ns, id: $id) { writer trust } }"
+    started = (await env.data(env.trusted, start, {"t": {"namespace": env.ns, "agent": "bot", "title": "x"}}))
+    tid = started["startTask"]["id"]
+    assert (started["startTask"]["writer"], started["startTask"]["trust"]) == ("tok-owner", 1.0)
+    await env.data(env.low, log, {"ns": env.ns, "id": tid, "turns": [{"role": "USER", "content": "hello"}]})
+    got = (await env.data(env.trusted, task, {"ns": env.ns, "id": tid}))["task"]
+    assert (got["writer"], got["trust"]) == ("tok-owner", pytest.approx(0.3))  # reflection's facts will carry 0.3

@@ -10,10 +10,11 @@ import pytest
 from graphmem.errors import ConfigError, LLMOutputError
 from graphmem.llm.parse import parse_output
 from graphmem.llm.prompt import CUT_MARK, estimate_tokens, fit_to_context
-from graphmem.models import Memory, MemoryKind, RelationType, Role, Task, Turn
+from graphmem.models import Memory, MemoryKind, RelationType, Role, Task, Turn, provenance
 from graphmem.reflection.output import ReflectionOutput, check_references, constrained_schema
 from graphmem.reflection.plan import plan_reflection, resolve_rows, stable_id
 from graphmem.reflection.prepare import compress_turns, is_small_talk, memory_aliases, render_prompt
+from graphmem.summary import summary_draft
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 GOOD = {
@@ -186,6 +187,29 @@ def test_only_new_information_supersedes_and_only_once() -> None:
     assert [(r["new"], r["old"]) for r in supersede] == [("n0", "old-1")]
     assert refused == 3
 
+
+
+def test_a_memory_trusted_more_than_the_task_is_never_superseded() -> None:
+    facts = [{**GOOD["facts"][0], "content": f"fact {i}", "replaces": alias} for i, alias in enumerate(["M1", "M2"])]
+    out = ReflectionOutput.model_validate({"facts": facts})
+    plan = plan_reflection(out, namespace="ns", task_id="t", turns=turns_of("a"),
+                           aliases={"M1": "trusted", "M2": "low"}, now=NOW)
+    _, supersede, refused = resolve_rows(plan, ["n0", "n1"], now=NOW, protected=frozenset({"trusted"}))
+    assert [(r["new"], r["old"]) for r in supersede] == [("n1", "low")]
+    assert refused == 1
+
+
+def test_what_is_made_from_a_task_carries_its_trust() -> None:
+    plain = Task(namespace="ns", title="t")
+    low = plain.model_copy(update={"writer": "tok-chat", "trust": 0.3})
+    assert provenance(plain) == {}
+    assert provenance(low) == {"writer": "tok-chat", "trust": 0.3}
+    draft = summary_draft(low, "We planned the trip.", turn_ids=["u1"], how="extractive")
+    assert draft is not None
+    assert (draft.writer, draft.trust) == ("tok-chat", 0.3)
+    trusted = summary_draft(plain, "We planned the trip.", turn_ids=["u1"], how="extractive")
+    assert trusted is not None
+    assert (trusted.writer, trusted.trust) == (None, None)
 
 def test_repeated_fact_collapses_into_one_draft() -> None:
     fact = GOOD["facts"][1]
