@@ -38,8 +38,10 @@ from graphmem.service.planning import (
     WritePlan,
     content_hash,
     cosine_from_index_score,
+    draft_trust,
     index_score_from_cosine,
     plan_batch,
+    stored_trust,
 )
 from graphmem.service.tasks import TaskService, check_namespace_arg
 from graphmem.service.write_tx import apply_plan
@@ -232,14 +234,21 @@ class MemoryService(IdempotentWriter):
     async def _duplicates(
         self, drafts: Sequence[MemoryDraft], vectors: Sequence[list[float]], wanted: set[int],
     ) -> tuple[dict[int, str], dict[int, list[Hit]]]:
-        """Exact (hash) and near (vector index) duplicates among stored memories, for the drafts in ``wanted``."""
+        """Exact (hash) and near (vector index) duplicates among stored memories, for the drafts in ``wanted``.
+
+        Only a memory trusted at least as much as the draft's writer is a target: a trusted writer's words are
+        never absorbed into a low-trust memory (an attacker who plants a near copy first would otherwise turn
+        what the trusted writer says later into a mere strengthening of the low-trust copy)."""
         namespace = drafts[0].namespace
         hashes = [content_hash(d.content) for d in drafts]
-        by_hash = {(r["content_hash"], r["kind"]): r["id"] for r in await self.store.read(
-            "memory/by_hash", hashes=sorted(set(hashes)), namespace=namespace)
-            if self.store.integrity.passed(r["signed"])}  # a memory that fails is no target: it is not re-signed
-        hash_hits = {i: by_hash[(h, d.kind.value)] for i, (h, d) in enumerate(zip(hashes, drafts, strict=True))
-                     if i in wanted and (h, d.kind.value) in by_hash}
+        stored = [r for r in await self.store.read("memory/by_hash", hashes=sorted(set(hashes)), namespace=namespace)
+                  if self.store.integrity.passed(r["signed"])]  # a memory that fails is no target: not re-signed
+        hash_hits: dict[int, str] = {}
+        for i, (h, d) in enumerate(zip(hashes, drafts, strict=True)):
+            match = [r for r in stored if (r["content_hash"], r["kind"]) == (h, d.kind.value)
+                     and stored_trust(r["signed"]) >= draft_trust(d)]
+            if i in wanted and match:
+                hash_hits[i] = match[0]["id"]
         similarity = self.settings.embedding_similarity
         todo = [{"idx": i, "embedding": Vector(v), "namespace": d.namespace, "kind": d.kind.value}
                 for i, (d, v) in enumerate(zip(drafts, vectors, strict=True)) if i in wanted and i not in hash_hits]
@@ -249,7 +258,8 @@ class MemoryService(IdempotentWriter):
                                              now=utcnow(), min_score=min_score, rows=rows_),
             todo, DEDUPE_K, per_row=per_row, found="candidates")
         vector_hits = {r["idx"]: [Hit(c["id"], cosine_from_index_score(c["score"], similarity), c["content"])
-                                  for c in r["candidates"] if self.store.integrity.passed(c["signed"])]
+                                  for c in r["candidates"] if self.store.integrity.passed(c["signed"])
+                                  and stored_trust(c["signed"]) >= draft_trust(drafts[r["idx"]])]
                        for r in rows if r["candidates"]}
         return hash_hits, vector_hits
 

@@ -149,6 +149,17 @@ def plan_batch(
     return plan
 
 
+def stored_trust(signed: Mapping[str, Any]) -> float:
+    """The trust of a stored memory's map (its signed fields), 1 without provenance."""
+    value = signed.get("trust")
+    return 1.0 if value is None else float(value)
+
+
+def draft_trust(draft: MemoryDraft) -> float:
+    """The trust a draft's writer gives it (1 without provenance)."""
+    return 1.0 if draft.trust is None else draft.trust
+
+
 def _expiry(draft: MemoryDraft, now: datetime, working_ttl: timedelta | None) -> datetime | None:
     if draft.expires_at is not None or draft.kind is not MemoryKind.WORKING or working_ttl is None:
         return draft.expires_at
@@ -163,7 +174,8 @@ def _duplicate_of(
         return Hit(hash_hits[i], 1.0)
     draft = drafts[i]
     candidates = list(vector_hits.get(i, ()))
-    same = [(j, mid) for j, mid in created if drafts[j].namespace == draft.namespace and drafts[j].kind == draft.kind]
+    same = [(j, mid) for j, mid in created if drafts[j].namespace == draft.namespace and drafts[j].kind == draft.kind
+            and draft_trust(drafts[j]) >= draft_trust(draft)]  # a draft strengthens no memory trusted less
     if same:
         sims = matrix[[j for j, _ in same]] @ matrix[i]
         close = np.flatnonzero(sims >= threshold)  # only near ones become candidates (batches are large)

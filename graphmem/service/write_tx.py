@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from graphmem.models import WriteAction, WriteResult
-from graphmem.service.planning import WritePlan
+from graphmem.models import WriteAction, WriteResult, trust_of
+from graphmem.service.planning import WritePlan, stored_trust
 from graphmem.store.store import Row, Tx
 
 LOCK_BUCKET_CHARS = 3
@@ -41,13 +41,14 @@ async def apply_plan(tx: Tx, plan: WritePlan, *, dedupe: bool, at: datetime) -> 
             hashes = sorted({m.content_hash for m in plan.creates if m.content_hash})
             keys = sorted({lock_key(namespace, h) for h in hashes})
             await tx.run("memory/lock_hashes", keys=keys, at=at)
-            stored = {(r["content_hash"], r["kind"]): r["id"]
-                      for r in await tx.run("memory/by_hash", hashes=hashes, namespace=namespace)
-                      if tx.integrity.passed(r["signed"])}
+            stored = [r for r in await tx.run("memory/by_hash", hashes=hashes, namespace=namespace)
+                      if tx.integrity.passed(r["signed"])]
             for memory in plan.creates:
                 if memory.id in plan.summary_ids:  # a summary replaces its task's summary; it merges into nothing
                     continue
-                if (hit := stored.get((memory.content_hash, memory.kind.value))) is not None:
+                hit = next((r["id"] for r in stored if (r["content_hash"], r["kind"]) == (
+                    memory.content_hash, memory.kind.value) and stored_trust(r["signed"]) >= trust_of(memory)), None)
+                if hit is not None:  # the same rule as planning: only into a memory trusted at least as much
                     lost[memory.id] = (WriteAction.EXISTS if hit == memory.id else WriteAction.STRENGTHENED, hit)
         rows = [m.to_row(v) for m, v in zip(plan.creates, plan.create_vectors, strict=True) if m.id not in lost]
         if rows:

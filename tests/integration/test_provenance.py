@@ -46,10 +46,12 @@ class Env:
         data: Json = body["data"]
         return data
 
-    async def write(self, token: str, content: str) -> str:
+    async def write(self, token: str, content: str, *, dedupe: bool = False) -> tuple[str, str]:
+        """(id, action) of one semantic memory written with ``token``."""
         out = await self.data(token, WRITE, {"memories": [{"namespace": self.ns, "kind": "SEMANTIC",
-                                                           "content": content}], "dedupe": False})
-        return str(out["writeMemories"]["items"][0]["id"])
+                                                           "content": content}], "dedupe": dedupe})
+        item = out["writeMemories"]["items"][0]
+        return str(item["id"]), str(item["action"])
 
     async def search(self, token: str, **variables: Any) -> list[Json]:
         out = await self.data(token, SEARCH, {"q": "where is the spare key to the blue shed", "ns": [self.ns],
@@ -74,8 +76,8 @@ async def env(migrated: Settings, embedder: Embedder) -> AsyncIterator[Env]:
 
 
 async def test_a_memory_names_its_writer_and_ranks_by_its_trust(env: Env) -> None:
-    true_id = await env.write(env.trusted, TRUE)
-    planted_id = await env.write(env.low, PLANTED)
+    true_id, _ = await env.write(env.trusted, TRUE)
+    planted_id, _ = await env.write(env.low, PLANTED)
     for mid, writer, trust in ((true_id, "tok-owner", 1.0), (planted_id, "tok-chat", 0.3)):
         got = (await env.data(env.trusted, MEMORY, {"id": mid, "ns": env.ns}))["memory"]
         assert (got["writer"], got["trust"]) == (writer, pytest.approx(trust))
@@ -96,7 +98,7 @@ async def test_a_memory_names_its_writer_and_ranks_by_its_trust(env: Env) -> Non
 
 
 async def test_a_trust_raised_in_the_database_fails_verification(env: Env, store: Store) -> None:
-    mid = await env.write(env.low, "The gate code of the blue shed is written under the flower pot.")
+    mid, _ = await env.write(env.low, "The gate code of the blue shed is written under the flower pot.")
     async with store.driver.session(database=store.database) as session:
         result = await session.run(TAMPER, rows=[{"namespace": env.ns, "id": mid,
                                                   "props": {"trust": 1.0, "writer": "tok-owner"}}])
@@ -108,14 +110,14 @@ async def test_a_trust_raised_in_the_database_fails_verification(env: Env, store
 
 async def test_an_edit_leaves_a_memory_trusted_no_more_than_its_editor(env: Env) -> None:
     """A low-trust token cannot put its words into a trusted memory; a trusted one does not vouch by retagging."""
-    trusted_id = await env.write(env.trusted, "The boat club meets on the second Tuesday of each month.")
+    trusted_id, _ = await env.write(env.trusted, "The boat club meets on the second Tuesday of each month.")
     edited = (await env.data(env.low, UPDATE, {"ns": env.ns, "id": trusted_id,
                                                "content": "The boat club meets on the third Friday of each month."}))
     got = edited["updateMemory"]
     assert (got["writer"], got["trust"]) == ("tok-chat", pytest.approx(0.3))
     assert got["content"].startswith("The boat club meets on the third Friday")
 
-    low_id = await env.write(env.low, "The boat club's treasurer keeps the ledger in the clubhouse safe.")
+    low_id, _ = await env.write(env.low, "The boat club's treasurer keeps the ledger in the clubhouse safe.")
     retagged = (await env.data(env.trusted, UPDATE, {"ns": env.ns, "id": low_id, "tags": ["club"]}))
     assert (retagged["updateMemory"]["writer"], retagged["updateMemory"]["trust"]) == ("tok-chat", pytest.approx(0.3))
     for mid in (trusted_id, low_id):  # both re-signed with their new provenance: they verify
@@ -133,3 +135,15 @@ async def test_a_task_carries_the_lowest_trust_of_its_writers(env: Env) -> None:
     await env.data(env.low, log, {"ns": env.ns, "id": tid, "turns": [{"role": "USER", "content": "hello"}]})
     got = (await env.data(env.trusted, task, {"ns": env.ns, "id": tid}))["task"]
     assert (got["writer"], got["trust"]) == ("tok-owner", pytest.approx(0.3))  # reflection's facts will carry 0.3
+
+
+async def test_a_trusted_write_is_never_absorbed_into_a_low_trust_copy(env: Env) -> None:
+    text = "The harbour master's office opens at seven on weekdays."
+    planted, action = await env.write(env.low, text, dedupe=True)
+    assert action == "CREATED"
+    trusted, action = await env.write(env.trusted, text, dedupe=True)  # exact copy, dedupe on: still its own
+    assert (action, trusted != planted) == ("CREATED", True)
+    again, action = await env.write(env.low, text + " ", dedupe=True)  # the low writer may reinforce either
+    assert (action, again in (planted, trusted)) == ("STRENGTHENED", True)
+    got = (await env.data(env.trusted, MEMORY, {"id": trusted, "ns": env.ns}))["memory"]
+    assert (got["writer"], got["trust"]) == ("tok-owner", 1.0)

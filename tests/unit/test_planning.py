@@ -59,6 +59,16 @@ def test_in_batch_duplicate_strengthens_the_first() -> None:
     assert p.strengthen_rows[0]["id"] == p.results[0].id
 
 
+
+@pytest.mark.parametrize(("first", "second", "merged"), [(0.3, None, False), (None, 0.3, True), (0.5, 0.5, True),
+                                                          (0.5, 0.6, False)])
+def test_a_draft_strengthens_no_memory_of_the_batch_trusted_less(first: float | None, second: float | None,
+                                                                  merged: bool) -> None:
+    p = plan([d("a", writer="w1", trust=first), d("a again", writer="w2", trust=second)], [unit(1), unit(1)])
+    assert [r.action for r in p.results] == [
+        WriteAction.CREATED, WriteAction.STRENGTHENED if merged else WriteAction.CREATED]
+    assert [(m.writer, m.trust) for m in p.creates] == [("w1", first), *([] if merged else [("w2", second)])]
+
 def test_stored_hits_and_existing_ids() -> None:
     p = plan([d("x", id="old"), d("y"), d("z")], [unit(1), unit(0, 1), unit(0, 0, 1)],
              existing_ids={"old"}, hash_hits={1: "h1"}, vector_hits={2: [Hit("v2", 0.95)]})
