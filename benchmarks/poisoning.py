@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import platform
@@ -232,7 +233,8 @@ async def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
         await migrate(store, embedding_dim=embedding_dimension(settings))
         services = {on: MemoryService(store, embedder, settings.model_copy(update={"screening": on}))
                     for on in (False, True)}
-        retriever = RetrievalService(store, embedder, settings)
+        subjects = {"no-hubs": DEFAULT_CONFIG, "all": dataclasses.replace(DEFAULT_CONFIG, max_subject_degree=None)}
+        retriever = RetrievalService(store, embedder, settings, consensus=subjects[args.consensus_subjects])
         made: list[str] = []
         try:
             for sample in samples:
@@ -267,6 +269,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--neo4j-uri", help="use this server (GRAPHMEM_NEO4J_* for the rest), else a throwaway")
     parser.add_argument("--chat-trust", type=float, default=CHAT_TRUST,
                         help="the low-trust writer's trust (a sensitivity check; the figures use the default)")
+    parser.add_argument("--consensus-subjects", choices=("no-hubs", "all"), default="no-hubs",
+                        help="consensus groups by every subject, or leaves hubs out (the default; "
+                             "benchmarks/consensus_subjects_cv.py compares the two)")
     parser.add_argument("--keep", action="store_true", help="do not wipe the namespaces at the end")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/poisoning.json"))
     args = parser.parse_args(argv)
@@ -291,7 +296,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                         "consensus": SETTINGS[st][1], "min_trust": SETTINGS[st][2]}
                                     for c, (s, st) in CONDITIONS.items()},
                      "low_trust_writer": {"writer": WRITER, "trust": args.chat_trust},
-                     "screening_threshold": DEFAULT_THRESHOLD, "consensus_config": DEFAULT_CONFIG.__dict__,
+                     "screening_threshold": DEFAULT_THRESHOLD, "consensus_subjects": args.consensus_subjects,
+                     "consensus_config": {**DEFAULT_CONFIG.__dict__, **(
+                         {"max_subject_degree": None} if args.consensus_subjects == "all" else {})},
                      "search": SearchOptions(namespaces=("x",)).model_dump(mode="json", exclude={"namespaces"}),
                      "embedder": settings.embedder, "embedding_model": settings.embedding_model,
                      "data": args.data.name, "samples": args.samples or "all",

@@ -21,7 +21,13 @@ memories sit at cosine distance of about 0.3-0.6 from one another, while an unre
 into one cluster, and only a memory far from all others (or a minority clique far from the rest) dissents;
 ``eps=0.5`` sits between the two ranges, on the loose side. ``min_group=4``: below four members a "majority" is
 two or three memories, too few to overrule anyone. ``factor=0.5`` demotes without removing, so a true but unusual
-memory can still be read. All four are plain fields of a frozen dataclass: sweep them with ``dataclasses.replace``.
+memory can still be read. All are plain fields of a frozen dataclass: sweep them with ``dataclasses.replace``.
+
+Hubs are no subjects (``max_subject_degree``): in a conversation every turn is about its two speakers, so grouping
+by a speaker pools every topic of the results, and the query's minority topics dissent. Leaving them out cut the
+benign cost of consensus from 4.4 to 1.0 points of recall@10 on the LoCoMo dev conversations, and lets fewer
+poisoned memories be caught (ASR-r .76 instead of .69); chosen in every leave-one-conversation-out fold under the
+rule "lowest ASR-r at a benign cost of at most 2 points" (``benchmarks/consensus_subjects_cv.py``).
 """
 
 from __future__ import annotations
@@ -69,6 +75,10 @@ class ConsensusConfig:
     """Subject groups with fewer judged members are left alone."""
     factor: float = 0.5
     """Score multiplier for a dissenter."""
+    max_subject_degree: int | None = 100
+    """A subject that more memories than this are ABOUT (a hub: a conversation's speaker, the user) is no subject:
+    grouping by it pools every topic, as memories with no subject would. The walk's hub limit
+    (``retrieval.service.VIA_MAX_DEGREE``); None: every subject counts (``consensus_stage`` applies it)."""
 
     def __post_init__(self) -> None:
         if not 0.0 < self.eps <= 2.0:
@@ -79,6 +89,8 @@ class ConsensusConfig:
             raise ValueError(f"min_group must be at least 3 (a strict majority and a dissenter), got {self.min_group}")
         if not 0.0 <= self.factor <= 1.0:
             raise ValueError(f"factor must be in [0, 1], got {self.factor}")
+        if self.max_subject_degree is not None and self.max_subject_degree < 1:
+            raise ValueError(f"max_subject_degree must be at least 1 or None, got {self.max_subject_degree}")
 
 
 DEFAULT_CONFIG = ConsensusConfig()

@@ -24,7 +24,7 @@ async def demote_dissent(store: Store, results: Sequence[SearchResult], namespac
     if len(results) < config.min_group:
         return list(results)
     rows = await store.read("retrieval/consensus_inputs", ids=[r.memory.id for r in results],
-                            namespaces=list(namespaces))
+                            namespaces=list(namespaces), max_degree=config.max_subject_degree)
     found = {r["id"]: r for r in rows if r["embedding"] is not None}
     items = [ConsensusItem(id=r.memory.id, embedding=found[r.memory.id]["embedding"],
                            subjects=tuple(found[r.memory.id]["subjects"]), score=r.score)

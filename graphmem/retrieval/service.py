@@ -20,6 +20,8 @@ from graphmem.models import Memory, Vector, check_namespace, trust_of, utcnow
 from graphmem.retrieval.access import AccessRecorder
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache, shared_versions
 from graphmem.retrieval.candidates import Candidate, ChannelScores, from_statement, from_steps
+from graphmem.retrieval.consensus import DEFAULT_CONFIG as DEFAULT_CONSENSUS
+from graphmem.retrieval.consensus import ConsensusConfig
 from graphmem.retrieval.consensus_stage import demote_dissent, pool_size
 from graphmem.retrieval.descend import descend
 from graphmem.retrieval.expansion import Activation, ExpansionConfig
@@ -74,8 +76,10 @@ class RetrievalService:
                  versions: NamespaceVersions | None = None, recorder: AccessRecorder | None = None,
                  weights: FormulaWeights | None = None, expansion: ExpansionConfig | None = None,
                  observer: Callable[[dict[str, float]], None] | None = None, one_statement: bool = True,
-                 query_vectors: int = QUERY_VECTORS, oversample: Oversample | None = None) -> None:
+                 query_vectors: int = QUERY_VECTORS, oversample: Oversample | None = None,
+                 consensus: ConsensusConfig | None = None) -> None:
         self.store = store
+        self.consensus = consensus or DEFAULT_CONSENSUS
         self.embedder = embedder
         self.settings = settings
         self.reranker: Reranker | None = (
@@ -145,7 +149,7 @@ class RetrievalService:
         timings["descend"] = (t3 - t2) * 1000
         results, mode, reason = await self._rank(query, candidates, channel_scores, options, now, asked)
         if options.consensus:
-            results = await demote_dissent(self.store, results, options.namespaces)
+            results = await demote_dissent(self.store, results, options.namespaces, self.consensus)
         t4 = time.perf_counter()
         timings["rerank"] = (t4 - t3) * 1000
         timings["total"] = (t4 - started) * 1000

@@ -10,6 +10,8 @@ from graphmem.embed import Embedder
 from graphmem.errors import ForbiddenError
 from graphmem.models import MemoryDraft, MemoryKind, MemoryStatus
 from graphmem.reflection import ReflectionService
+from graphmem.retrieval.consensus import ConsensusConfig
+from graphmem.retrieval.consensus_stage import demote_dissent
 from graphmem.retrieval.service import RetrievalService
 from graphmem.retrieval.types import SearchOptions
 from graphmem.security.tokens import Principal
@@ -91,3 +93,8 @@ async def test_consensus_demotes_the_result_that_disagrees_about_its_subject(
     assert "caroline" in (demoted[planted_id].parts.dissent or "")
     before = next(r.score for r in plain.results if r.memory.id == planted_id)
     assert demoted[planted_id].score < before
+
+    # a hub subject is no subject: with Caroline's six memories above the limit nobody is judged by her
+    for limit, judged_ids in ((5, set()), (6, {planted_id})):
+        again = await demote_dissent(store, plain.results, (namespace,), ConsensusConfig(max_subject_degree=limit))
+        assert {r.memory.id for r in again if r.parts.dissent} == judged_ids, limit

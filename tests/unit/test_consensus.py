@@ -141,7 +141,7 @@ def test_zero_embeddings_are_not_judged_and_bad_input_is_refused() -> None:
 
 
 @pytest.mark.parametrize("change", [{"eps": 0.0}, {"eps": 2.5}, {"min_samples": 0}, {"min_group": 2},
-                                    {"factor": 1.5}, {"factor": -0.1}])
+                                    {"factor": 1.5}, {"factor": -0.1}, {"max_subject_degree": 0}])
 def test_config_is_validated(change: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match=next(iter(change))):
         dataclasses.replace(DEFAULT_CONFIG, **change)
