@@ -25,8 +25,8 @@ memory can still be read. All are plain fields of a frozen dataclass: sweep them
 
 Hubs are no subjects (``max_subject_degree``): in a conversation every turn is about its two speakers, so grouping
 by a speaker pools every topic of the results, and the query's minority topics dissent. Leaving them out cut the
-benign cost of consensus from 4.4 to 1.0 points of recall@10 on the LoCoMo dev conversations, and lets fewer
-poisoned memories be caught (ASR-r .76 instead of .69); chosen in every leave-one-conversation-out fold under the
+benign cost of consensus from 3.9 to 1.2 points of recall@10 on the LoCoMo dev conversations, and lets fewer
+poisoned memories be caught (ASR-r .758 instead of .687); chosen in every leave-one-conversation-out fold under the
 rule "lowest ASR-r at a benign cost of at most 2 points" (``benchmarks/consensus_subjects_cv.py``).
 """
 

@@ -104,6 +104,18 @@ def test_a_time_verifies_however_it_was_read_back() -> None:
         assert signer.verify({**data, "created_at": created}) is Verdict.OK, created
 
 
+
+@pytest.mark.parametrize("micro", [0, 120000, 123456, 100, 999999])
+def test_the_utc_fast_path_agrees_with_parsing(micro: int) -> None:
+    """Neo4j's toString() trims the fraction's trailing zeros; the fast path pads it back, as parsing would."""
+    at = datetime(2023, 5, 8, 13, 56, 0, micro, tzinfo=UTC)
+    full = at.isoformat(timespec="microseconds").replace("+00:00", "Z")
+    trimmed = full.replace(".000000Z", "Z") if micro == 0 else full.rstrip("Z").rstrip("0") + "Z"
+    for text in (full, trimmed):
+        assert canonical(memory(created_at=text)) == canonical(memory(created_at=at)), text
+    assert canonical(memory(created_at="2023-05-08T13:56:00.1234567Z")) == canonical(
+        memory(created_at=datetime(2023, 5, 8, 13, 56, 0, 123456, tzinfo=UTC)))  # > 6 digits: parsed, not padded
+
 def test_numbers_and_nulls_normalise() -> None:
     assert canonical(memory(confidence=1)) == canonical(memory(confidence=1.0))
     assert canonical(memory(tags=None)) == canonical(memory(tags=[]))
