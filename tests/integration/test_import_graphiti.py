@@ -41,7 +41,8 @@ async def written(migrated: Settings, store: Store) -> AsyncIterator[list[dict[s
     prefix = f"t{uuid.uuid4().hex[:8]}"
     done = subprocess.run(
         [str(VENV_PYTHON), str(HERE / "graphiti_writer.py"), "--uri", migrated.neo4j_uri,
-         "--user", migrated.neo4j_user, "--password", migrated.neo4j_password.get_secret_value(),
+         "--user", migrated.neo4j_user,
+         f"--password={migrated.neo4j_password.get_secret_value()}",  # a random password may start with "-"
          "--database", migrated.neo4j_database, "--prefix", prefix],
         capture_output=True, text=True, timeout=180, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
