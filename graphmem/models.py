@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 import re
 import uuid
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -159,9 +160,20 @@ def provenance(task: Task) -> dict[str, Any]:
     return {} if task.trust is None else {"writer": task.writer, "trust": task.trust}
 
 
-def trust_of(memory: Memory) -> float:
-    """The trust a ranking applies: the memory's, or 1 for one written without provenance."""
-    return 1.0 if memory.trust is None else memory.trust
+class Trusted(Protocol):
+    @property
+    def trust(self) -> float | None: ...
+
+
+def trust_of(item: Trusted) -> float:
+    """The trust of a memory, draft or task: its own, or 1 for one without provenance."""
+    return 1.0 if item.trust is None else item.trust
+
+
+def trust_in(data: Mapping[str, Any]) -> float:
+    """``trust_of`` for a memory as a statement maps it (its ``trust`` property, or none)."""
+    value = data.get("trust")
+    return 1.0 if value is None else float(value)
 
 
 CAPTION_CHARS = 40

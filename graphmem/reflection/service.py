@@ -161,8 +161,7 @@ class ReflectionService:
                                aliases={a: m.id for a, m in aliases.items()}, now=now,
                                shown={m.content: m.id for m in aliases.values()})
         plan.drafts = [d.model_copy(update=provenance(task)) for d in plan.drafts]  # the task's trust, not more
-        ceiling = 1.0 if task.trust is None else task.trust  # a shown memory trusted more may not be superseded
-        protected = frozenset(m.id for m in aliases.values() if trust_of(m) > ceiling)
+        protected = frozenset(m.id for m in aliases.values() if trust_of(m) > trust_of(task))  # not superseded
         summary = summary_draft(task, output.summary, turn_ids=[t.id for t in turns], how="reflection")
         drafts = [*plan.drafts, *([summary] if summary is not None else [])]  # a summary is never deduplicated
         batch = await self.memory.plan_write(drafts) if drafts else WritePlan()

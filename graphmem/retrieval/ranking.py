@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from graphmem.models import Memory
+from graphmem.models import Memory, trust_in
 from graphmem.retrieval.candidates import Candidate, ChannelScores
 from graphmem.retrieval.context import context_bonus, fold_covered
 from graphmem.retrieval.formula import FormulaWeights, formula_score
@@ -64,12 +64,6 @@ def scoring_fields(data: Mapping[str, Any], now: datetime) -> tuple[datetime, in
             float(data.get("confidence", _CONFIDENCE)))
 
 
-def trust(data: Mapping[str, Any]) -> float:
-    """A candidate memory map's trust (``models.trust_of`` without building the memory)."""
-    value = data.get("trust")
-    return 1.0 if value is None else float(value)
-
-
 def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, options: SearchOptions,
          weights: FormulaWeights, similarity: Callable[[Candidate], float], now: datetime, query: QueryContext,
          need: int) -> list[SearchResult]:
@@ -78,7 +72,7 @@ def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, opt
     n_entities = len(query.entities)
     parts: dict[str, tuple[float, float, float, float, bool, float]] = {}
     base: dict[str, float] = {}
-    trusts = {i: trust(c.data) for i, c in candidates.items()}
+    trusts = {i: trust_in(c.data) for i, c in candidates.items()}
     for i, c in candidates.items():
         if trusts[i] < options.min_trust:
             continue
@@ -132,7 +126,7 @@ def result(c: Candidate, score: float, part: tuple[float, float, float, float, b
         fused=round(c.fused, 6), expansion=round(c.received, 6), similarity=round(sim, 6),
         recency=round(rec, 6), frequency=round(freq, 6), confidence=memory.confidence, in_time_range=in_time,
         entity=round(entity, 6), context=round(context, 6), covered_by=covered_by, lesson=lesson,
-        trust=trust(c.data),
+        trust=trust_in(c.data),
         rerank=round(formula, 6) if options.rerank is not RerankMode.NONE else None,
     )
     return SearchResult(memory=memory, score=score, parts=parts, path=c.path, seed_id=c.seed_id)

@@ -24,6 +24,7 @@ from graphmem.models import (
     WriteAction,
     WriteResult,
     caption,
+    trust_in,
     trust_of,
     utcnow,
 )
@@ -38,10 +39,9 @@ from graphmem.service.planning import (
     WritePlan,
     content_hash,
     cosine_from_index_score,
-    draft_trust,
+    hash_target,
     index_score_from_cosine,
     plan_batch,
-    stored_trust,
 )
 from graphmem.service.tasks import TaskService, check_namespace_arg
 from graphmem.service.write_tx import apply_plan
@@ -243,12 +243,9 @@ class MemoryService(IdempotentWriter):
         hashes = [content_hash(d.content) for d in drafts]
         stored = [r for r in await self.store.read("memory/by_hash", hashes=sorted(set(hashes)), namespace=namespace)
                   if self.store.integrity.passed(r["signed"])]  # a memory that fails is no target: not re-signed
-        hash_hits: dict[int, str] = {}
-        for i, (h, d) in enumerate(zip(hashes, drafts, strict=True)):
-            match = [r for r in stored if (r["content_hash"], r["kind"]) == (h, d.kind.value)
-                     and stored_trust(r["signed"]) >= draft_trust(d)]
-            if i in wanted and match:
-                hash_hits[i] = match[0]["id"]
+        targets = {i: hash_target(stored, h, d.kind.value, trust_of(d))
+                   for i, (h, d) in enumerate(zip(hashes, drafts, strict=True)) if i in wanted}
+        hash_hits = {i: mid for i, mid in targets.items() if mid is not None}
         similarity = self.settings.embedding_similarity
         todo = [{"idx": i, "embedding": Vector(v), "namespace": d.namespace, "kind": d.kind.value}
                 for i, (d, v) in enumerate(zip(drafts, vectors, strict=True)) if i in wanted and i not in hash_hits]
@@ -259,7 +256,7 @@ class MemoryService(IdempotentWriter):
             todo, DEDUPE_K, per_row=per_row, found="candidates")
         vector_hits = {r["idx"]: [Hit(c["id"], cosine_from_index_score(c["score"], similarity), c["content"])
                                   for c in r["candidates"] if self.store.integrity.passed(c["signed"])
-                                  and stored_trust(c["signed"]) >= draft_trust(drafts[r["idx"]])]
+                                  and trust_in(c["signed"]) >= trust_of(drafts[r["idx"]])]
                        for r in rows if r["candidates"]}
         return hash_hits, vector_hits
 

@@ -10,7 +10,17 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.models import Memory, MemoryDraft, MemoryKind, MemoryStatus, WriteAction, WriteResult, new_id
+from graphmem.models import (
+    Memory,
+    MemoryDraft,
+    MemoryKind,
+    MemoryStatus,
+    WriteAction,
+    WriteResult,
+    new_id,
+    trust_in,
+    trust_of,
+)
 from graphmem.service.dedupe import same_details
 
 
@@ -149,15 +159,12 @@ def plan_batch(
     return plan
 
 
-def stored_trust(signed: Mapping[str, Any]) -> float:
-    """The trust of a stored memory's map (its signed fields), 1 without provenance."""
-    value = signed.get("trust")
-    return 1.0 if value is None else float(value)
-
-
-def draft_trust(draft: MemoryDraft) -> float:
-    """The trust a draft's writer gives it (1 without provenance)."""
-    return 1.0 if draft.trust is None else draft.trust
+def hash_target(stored: Sequence[Mapping[str, Any]], content_hash_: str | None, kind: str,
+                trust: float) -> str | None:
+    """The id of the first ``memory/by_hash`` row with this hash and kind that a write of ``trust`` may strengthen:
+    only a memory trusted at least as much (a trusted writer's words are never absorbed into a low-trust copy)."""
+    return next((r["id"] for r in stored if r["content_hash"] == content_hash_ and r["kind"] == kind
+                 and trust_in(r["signed"]) >= trust), None)
 
 
 def _expiry(draft: MemoryDraft, now: datetime, working_ttl: timedelta | None) -> datetime | None:
@@ -175,7 +182,7 @@ def _duplicate_of(
     draft = drafts[i]
     candidates = list(vector_hits.get(i, ()))
     same = [(j, mid) for j, mid in created if drafts[j].namespace == draft.namespace and drafts[j].kind == draft.kind
-            and draft_trust(drafts[j]) >= draft_trust(draft)]  # a draft strengthens no memory trusted less
+            and trust_of(drafts[j]) >= trust_of(draft)]  # a draft strengthens no memory trusted less
     if same:
         sims = matrix[[j for j, _ in same]] @ matrix[i]
         close = np.flatnonzero(sims >= threshold)  # only near ones become candidates (batches are large)

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.models import WriteAction, WriteResult, trust_of
-from graphmem.service.planning import WritePlan, stored_trust
+from graphmem.service.planning import WritePlan, hash_target
 from graphmem.store.store import Row, Tx
 
 LOCK_BUCKET_CHARS = 3
@@ -46,9 +46,8 @@ async def apply_plan(tx: Tx, plan: WritePlan, *, dedupe: bool, at: datetime) -> 
             for memory in plan.creates:
                 if memory.id in plan.summary_ids:  # a summary replaces its task's summary; it merges into nothing
                     continue
-                hit = next((r["id"] for r in stored if (r["content_hash"], r["kind"]) == (
-                    memory.content_hash, memory.kind.value) and stored_trust(r["signed"]) >= trust_of(memory)), None)
-                if hit is not None:  # the same rule as planning: only into a memory trusted at least as much
+                hit = hash_target(stored, memory.content_hash, memory.kind.value, trust_of(memory))
+                if hit is not None:
                     lost[memory.id] = (WriteAction.EXISTS if hit == memory.id else WriteAction.STRENGTHENED, hit)
         rows = [m.to_row(v) for m, v in zip(plan.creates, plan.create_vectors, strict=True) if m.id not in lost]
         if rows:
