@@ -1,7 +1,7 @@
-"""Fit the formula's relevance weights (similarity scale fixed; fused, graph, time, expand_limit) by
-leave-one-conversation-out cross-validation on the LoCoMo dev split, and report every fold.
+"""Fit the formula's relevance weights (similarity scale fixed; fused, text, length, graph, time, entity and the
+context stage's) by leave-one-conversation-out cross-validation on the LoCoMo dev split, and report every fold.
 
-    .venv/bin/python benchmarks/fit_ranking.py --data ../shared/data/locomo/locomo-dev.json [--corpus turns]
+    .venv/bin/python -m benchmarks.fit_ranking --data ../shared/data/locomo/locomo-dev.json [--corpus turns]
 
 Needs a running Neo4j (GRAPHMEM_NEO4J_URI; `graphmem neo4j start`). Imports each conversation (idempotently, with
 the graph construction of the current settings), collects every question's candidate pool once
@@ -32,13 +32,15 @@ from graphmem.eval.locomo import (
 )
 from graphmem.importers.locomo import load_locomo
 from graphmem.retrieval import RetrievalService
-from graphmem.retrieval.formula import FormulaWeights
-from graphmem.retrieval.types import SearchOptions
+from graphmem.retrieval.formula import FormulaWeights, length_prior, text_share
+from graphmem.retrieval.types import Channel, SearchOptions
 from graphmem.service.factory import open_service
 
 K = 10
 VALUES: dict[str, tuple[float, ...]] = {
     "fused": (0.0, 0.1, 0.2, 0.3, 0.5),
+    "text": (0.0, 0.1, 0.2, 0.3, 0.4, 0.6),
+    "length": (0.0, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0),
     "graph": (0.0, 0.1, 0.2, 0.4, 0.8),
     "time": (0.0, 0.1, 0.2, 0.4, 0.6, 0.8),
     "entity": (0.0, 0.1, 0.2, 0.3, 0.4, 0.6),
@@ -64,7 +66,9 @@ async def collect(settings: Settings, data: str, corpus: str) -> tuple[list[Pool
             for q in prepare_questions(sample):
                 if not q.gold or q.category not in MAIN_CATEGORIES:
                     continue
-                candidates, _, asked = await retriever.candidate_pool(q.text, options)
+                candidates, scores, asked = await retriever.candidate_pool(q.text, options)
+                fulltext = scores.get(Channel.FULLTEXT, {})
+                best_text = max(fulltext.values(), default=0.0)
                 pool = []
                 for mid, c in candidates.items():
                     created = c.data.get("created_at")
@@ -72,7 +76,9 @@ async def collect(settings: Settings, data: str, corpus: str) -> tuple[list[Pool
                                    and asked.when.start <= datetime.fromisoformat(created) < asked.when.end)
                     entity = c.entity_hits / len(asked.entities) if asked.entities else 0.0
                     pool.append(PoolItem(mid, retriever.similarity(c), c.fused, c.received, in_time, c.fused > 0.0,
-                                         entity, c.before, c.after, c.turns, c.task, c.summary, c.descended))
+                                         entity, c.before, c.after, c.turns, c.task, c.summary, c.descended,
+                                         text_share(fulltext.get(mid), best_text),
+                                         length_prior(c.data.get("content"), FormulaWeights().length_cap)))
                     seen.add(mid)
                 questions.append(PoolQuestion(sample.sample_id, q.category, frozenset(q.gold), tuple(pool)))
             reach.update(await load_reach(service.store, namespace, seen, turn_dia_ids(plan)))
@@ -107,7 +113,7 @@ def main() -> None:
 
     fitted = {name: getattr(chosen, name) for name in FITTED}
     report = {
-        "command": f"python benchmarks/fit_ranking.py --data {args.data} --corpus {args.corpus}",
+        "command": f"python -m benchmarks.fit_ranking --data {args.data} --corpus {args.corpus}",
         "corpus": args.corpus, "k": K, "questions": len(questions), "values": VALUES,
         "baseline": baseline.model_dump(), "start": {"fold": True},
         "folds": [{"held_out": f.held_out, "chosen": {n: getattr(f.chosen, n) for n in FITTED},

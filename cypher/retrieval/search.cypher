@@ -10,8 +10,8 @@
 //   $fulltext_limit;
 //   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $via_max_degree, $types,
 //   $type_weights (map type -> weight), $decay, $beta, $expand_limit; the ranking's $rerank, $w_similarity,
-//   $w_fused, $w_graph, $w_entity with $query_entities, $w_time with $time_from and $time_to (the query's time
-//   range, or nulls), $w_recency,
+//   $w_fused, $w_text, $w_length with $length_cap and $chars_per_word, $w_graph, $w_entity with $query_entities,
+//   $w_time with $time_from and $time_to (the query's time range, or nulls), $w_recency,
 //   $w_frequency, $w_confidence, $half_life_days, $frequency_cap, $default_confidence, $keep; and the
 //   common filters $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
 // Returns ONE row: vector_seen and fulltext_seen (rows each index gave), vector_kept and fulltext_kept (how many
@@ -194,7 +194,9 @@ CALL (seeds, hop1, hop2) {
 // (null: all). The client scores those again; this only decides which it gets. A candidate's similarity is the
 // larger of its cosine and its seed's cosine times each edge's type and edge weight on its path (not below 0);
 // $rerank 'none' ranks by fused + received, any other mode by the formula (graphmem.retrieval.formula: weights
-// $w_*, received capped at 1, the entity term the share of $query_entities (names found in the query, lowercase)
+// $w_*, received capped at 1, the text term its full-text score over the best full-text seed's, the length term
+// log(1 + characters / $chars_per_word) / log(1 + $length_cap / $chars_per_word), 1 from $length_cap on, the
+// entity term the share of $query_entities (names found in the query, lowercase)
 // the memory is ABOUT, the time term for a memory created in [$time_from, $time_to), $half_life_days,
 // $frequency_cap; a null confidence counts as $default_confidence, a null created_at as now), times the memory's
 // trust (its writer's, graphmem.security.tokens; null counts as 1). A memory trusted below $min_trust is no
@@ -204,14 +206,16 @@ CALL (picked) {
   WITH c, coalesce([h IN c.hits WHERE h.channel = 'vector'][0].score,
                    CASE WHEN c.m.embedding IS NULL THEN null ELSE vector.similarity.cosine(c.m.embedding, $embedding) END)
           AS score
-  WITH collect({c: c, score: score, cos: CASE WHEN score IS NULL THEN 0.0 ELSE 2.0 * score - 1.0 END}) AS all
+  WITH collect({c: c, score: score, cos: CASE WHEN score IS NULL THEN 0.0 ELSE 2.0 * score - 1.0 END,
+                text: [h IN c.hits WHERE h.channel = 'fulltext'][0].score}) AS all
+  WITH all, reduce(hi = 0.0, y IN all | CASE WHEN y.text > hi THEN y.text ELSE hi END) AS best_text
   UNWIND all AS x
-  WITH all, x WHERE coalesce(x.c.m.trust, 1.0) >= $min_trust
-  WITH all, x, CASE WHEN x.c.way IS NULL THEN null ELSE [y IN all WHERE y.c.m = x.c.way.seed][0].cos END AS seed_cos
-  WITH x, seed_cos, CASE WHEN seed_cos IS NULL THEN 0.0 ELSE seed_cos * reduce(p = 1.0, r IN x.c.way.rels |
+  WITH all, best_text, x WHERE coalesce(x.c.m.trust, 1.0) >= $min_trust
+  WITH all, best_text, x, CASE WHEN x.c.way IS NULL THEN null ELSE [y IN all WHERE y.c.m = x.c.way.seed][0].cos END AS seed_cos
+  WITH x, seed_cos, best_text, CASE WHEN seed_cos IS NULL THEN 0.0 ELSE seed_cos * reduce(p = 1.0, r IN x.c.way.rels |
          p * coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0)) END AS inherited,
        coalesce($as_of, $now) AS at, x.c.m AS node
-  WITH x, seed_cos, reduce(hi = 0.0, v IN [x.cos, inherited] | CASE WHEN v > hi THEN v ELSE hi END) AS similarity,
+  WITH x, seed_cos, best_text, reduce(hi = 0.0, v IN [x.cos, inherited] | CASE WHEN v > hi THEN v ELSE hi END) AS similarity,
        CASE WHEN x.c.m.created_at IS NULL OR x.c.m.created_at >= at THEN null
             ELSE duration.inSeconds(x.c.m.created_at, at) END AS age,
        log(1.0 + CASE WHEN coalesce(x.c.m.access_count, 0) > 0 THEN x.c.m.access_count ELSE 0 END)
@@ -220,6 +224,10 @@ CALL (picked) {
             ELSE COUNT { (node)-[:ABOUT]->(e:Entity) WHERE toLower(e.name) IN $query_entities } END AS entity_hits
   WITH x, seed_cos, entity_hits, CASE $rerank WHEN 'none' THEN x.c.fused + x.c.received
        ELSE ($w_similarity * similarity + $w_fused * x.c.fused
+            + $w_text * CASE WHEN x.text IS NULL OR best_text <= 0.0 THEN 0.0 ELSE x.text / best_text END
+            + $w_length * CASE WHEN size(coalesce(x.c.m.content, '')) >= $length_cap THEN 1.0
+                               ELSE log(1.0 + size(coalesce(x.c.m.content, '')) / $chars_per_word)
+                                    / log(1.0 + $length_cap / $chars_per_word) END
             + $w_entity * CASE WHEN size($query_entities) = 0 THEN 0.0
                                ELSE toFloat(entity_hits) / size($query_entities) END
             + $w_graph * CASE WHEN x.c.received > 1.0 THEN 1.0 ELSE x.c.received END

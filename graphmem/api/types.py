@@ -120,6 +120,10 @@ class ScoreParts:
     in_time_range: bool = strawberry.field(description="Created inside the time range the query names (the "
                                                        "formula's time term).")
     entity: float = strawberry.field(description="Share of the entities the query names that the memory is ABOUT.")
+    text: float = strawberry.field(default=0.0, description="Its full-text score over the best full-text seed's "
+                                   "(0: the full-text channel did not return it).")
+    length: float = strawberry.field(default=0.0, description="The formula's length prior (1 for a memory of "
+                                     "200 characters or more: a short reply says little).")
     context: float = strawberry.field(description="What its FOLLOWS neighbours among the candidates added (the "
                                                   "turn before or after it matched the query).")
     covered_by: str | None = strawberry.field(description="A better result that already covers the turns this "
@@ -137,8 +141,8 @@ class ScoreParts:
         return cls(channels=[ChannelScore(channel=c, score=s, rank=p.ranks.get(c, 0)) for c, s in p.channels.items()],
                    fused=p.fused, expansion=p.expansion, similarity=p.similarity, recency=p.recency,
                    frequency=p.frequency, confidence=p.confidence, in_time_range=p.in_time_range,
-                   entity=p.entity, context=p.context, covered_by=p.covered_by, rerank=p.rerank, dissent=p.dissent,
-                   lesson=p.lesson, trust=p.trust)
+                   entity=p.entity, text=p.text, length=p.length, context=p.context, covered_by=p.covered_by,
+                   rerank=p.rerank, dissent=p.dissent, lesson=p.lesson, trust=p.trust)
 
 
 @strawberry.type

@@ -39,6 +39,10 @@ class PoolItem:
     """A task summary: it weighs in the context stage, and is not returned (``SummaryMode.LEAD``)."""
     descended: bool = False
     """Brought by a summary (``retrieval.descend``): always a candidate, as the search adds it after the cut."""
+    text: float = 0.0
+    """``formula.text_share`` of its full-text score (0: not a full-text seed)."""
+    length: float = 0.0
+    """``formula.length_prior`` of its content."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +60,8 @@ Reach = Mapping[str, Sequence[str]]
 def base_score(item: PoolItem, w: FormulaWeights) -> float:
     """The relevance part of ``formula_score`` (recency, frequency and confidence are alike across a LoCoMo pool:
     every memory is years old, unused, of the same confidence)."""
-    return (w.similarity * item.similarity + w.fused * item.fused + w.graph * min(max(item.received, 0.0), 1.0)
+    return (w.similarity * item.similarity + w.fused * item.fused + w.text * item.text + w.length * item.length
+            + w.graph * min(max(item.received, 0.0), 1.0)
             + w.time * (1.0 if item.in_time else 0.0) + w.entity * item.entity)
 
 
@@ -94,7 +99,7 @@ def mean_recall(questions: Iterable[PoolQuestion], w: FormulaWeights, reach: Rea
     return fmean(values) if values else 0.0
 
 
-FITTED = ("fused", "graph", "time", "entity", "before", "after", "task")
+FITTED = ("fused", "text", "length", "graph", "time", "entity", "before", "after", "task")
 """The weights fitted (similarity stays the scale; recency, frequency and confidence do not vary on LoCoMo)."""
 
 

@@ -94,6 +94,8 @@ class ScoreParts(Out):
     frequency: float
     confidence: float
     entity: float
+    text: float = Field(default=0.0, description="Full-text score over the best full-text seed's.")
+    length: float = Field(default=0.0, description="The formula's length prior (short replies say little).")
     context: float
     in_time_range: bool
     covered_by: str | None
@@ -106,7 +108,8 @@ class ScoreParts(Out):
     def of(cls, p: rtypes.ScoreParts) -> ScoreParts:
         return cls(channels=dict(p.channels), ranks=dict(p.ranks), fused=p.fused, expansion=p.expansion,
                    similarity=p.similarity, recency=p.recency, frequency=p.frequency, confidence=p.confidence,
-                   entity=p.entity, context=p.context, in_time_range=p.in_time_range, covered_by=p.covered_by,
+                   entity=p.entity, text=p.text, length=p.length, context=p.context,
+                   in_time_range=p.in_time_range, covered_by=p.covered_by,
                    dissent=p.dissent, lesson=p.lesson, trust=p.trust, rerank=p.rerank)
 
 

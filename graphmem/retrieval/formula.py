@@ -1,15 +1,18 @@
 """The formula reranker (pure): what the seeds and the graph found, and the memory's own signals.
 
 score = similarity * cosine (or what the path passed down) + fused * the seed channels' fused activation
+        + text * its full-text score / the best full-text seed's (0 when the full-text channel did not find it)
+        + length * min(log(1 + characters / 5) / log(1 + length_cap / 5), 1) (a short "See you later!" says little)
         + graph * the activation that came over edges (capped at 1) + time * (created inside the query's time range)
         + entity * (share of the query's entities it is ABOUT)
         + recency * exp time decay + frequency * log access count + confidence * confidence;
 then the context stage (``retrieval.context``): + before/after * the score of its FOLLOWS neighbours
         + task * the best score of the other candidates of its task.
-The weights of the relevance and context terms (fused, graph, time, entity, before, after, task; similarity is the
-scale) are fitted by leave-one-conversation-out cross-validation on the LoCoMo dev split, both corpora pooled
-(``benchmarks/fit_ranking.py --corpus both``, ``benchmarks/results/fit_ranking-both.json``: held-out recall@10
-.697 against .578 for the formula before them); the defaults are the weights fitted on all five conversations.
+The weights of the relevance and context terms (fused, text, length, graph, time, entity, before, after, task;
+similarity is the scale) are fitted by leave-one-conversation-out cross-validation on the LoCoMo dev split, both
+corpora pooled (``benchmarks/fit_ranking.py --corpus both``, ``benchmarks/results/fit_ranking-both.json``:
+held-out recall@10 .697 against .578 for the formula before them); the defaults are the weights fitted on all five
+conversations.
 """
 
 from __future__ import annotations
@@ -26,17 +29,25 @@ class FormulaWeights(BaseModel):
     similarity: float = Field(default=0.6, ge=0)
     fused: float = Field(default=0.2, ge=0)
     """The seed channels' fused activation (the best seed 1.0; 0 for a memory found over edges only)."""
+    text: float = Field(default=0.6, ge=0)
+    """Times the memory's full-text (BM25) score over the best full-text seed's: how well its words match, which
+    the fused term's ranks do not say (0 for a memory the full-text channel did not return)."""
+    length: float = Field(default=1.0, ge=0)
+    """Times ``length_prior``: a memory with more to say is more likely the one that answers (the cosine of a
+    short turn such as "Sure thing Nate! See you later!" to a question naming Nate is high, its use low)."""
+    length_cap: int = Field(default=200, ge=1)
+    """Characters at or above which ``length_prior`` is 1 (about 40 English words; Chinese counts per character)."""
     graph: float = Field(default=0.0, ge=0)
     """Activation received over edges (FOLLOWS, SIMILAR_TO, shared entities, provenance), capped at 1."""
-    time: float = Field(default=0.4, ge=0)
+    time: float = Field(default=0.8, ge=0)
     """Added when the memory was created inside the time range the query names ("in May 2023", "last week")."""
-    entity: float = Field(default=0.4, ge=0)
+    entity: float = Field(default=0.0, ge=0)
     """Times the share of the entities the query names that the memory is ABOUT."""
-    before: float = Field(default=0.3, ge=0)
+    before: float = Field(default=0.2, ge=0)
     """Context stage: times the score of the memory this one FOLLOWS, when that one is a candidate too."""
     after: float = Field(default=0.2, ge=0)
     """Context stage: times the score of the memory that FOLLOWS this one, when that one is a candidate too."""
-    task: float = Field(default=0.1, ge=0)
+    task: float = Field(default=0.05, ge=0)
     """Context stage: times the best score of the other candidates from the same task (its session matched)."""
     summary: float = Field(default=0.0, ge=0)
     """Context stage: times the score of its task's summary, when that summary is a candidate (``retrieval.descend``;
@@ -63,14 +74,32 @@ def frequency(access_count: int, cap: int) -> float:
     return min(math.log1p(max(access_count, 0)) / math.log1p(cap), 1.0)
 
 
+CHARS_PER_WORD = 5.0
+"""``length_prior`` reads characters as words at this rate (English averages about 5 with the space)."""
+
+
+def length_prior(content: str | None, cap: int) -> float:
+    """``min(log(1 + characters / 5) / log(1 + cap / 5), 1)``: the log of an estimated word count (on LoCoMo as good
+    as counting words, held out: benchmarks/results/fit_ranking-both.json), in characters because Cypher's ``size``
+    counts code points alike and Chinese has no spaces."""
+    return min(math.log1p(len(content or "") / CHARS_PER_WORD) / math.log1p(cap / CHARS_PER_WORD), 1.0)
+
+
+def text_share(score: float | None, best: float) -> float:
+    """A full-text score relative to the best full-text seed's (0 without one)."""
+    return score / best if score is not None and best > 0 else 0.0
+
+
 def formula_score(similarity: float, created: datetime, access_count: int, confidence: float, now: datetime,
                   w: FormulaWeights, *, fused: float = 0.0, received: float = 0.0,
-                  in_time: bool = False, entity: float = 0.0) -> tuple[float, float, float]:
-    """(score, recency part, frequency part); similarity, fused, entity (a share) and confidence enter as they are,
-    received capped at 1, in_time as 0 or 1."""
+                  in_time: bool = False, entity: float = 0.0, text: float = 0.0,
+                  length: float = 0.0) -> tuple[float, float, float]:
+    """(score, recency part, frequency part); similarity, fused, entity (a share), text (``text_share``), length
+    (``length_prior``) and confidence enter as they are, received capped at 1, in_time as 0 or 1."""
     rec = recency(created, now, w.half_life_days)
     freq = frequency(access_count, w.frequency_cap)
-    total = (w.similarity * similarity + w.fused * fused + w.graph * min(max(received, 0.0), 1.0)
+    total = (w.similarity * similarity + w.fused * fused + w.text * text + w.length * length
+             + w.graph * min(max(received, 0.0), 1.0)
              + w.time * (1.0 if in_time else 0.0) + w.entity * entity
              + w.recency * rec + w.frequency * freq + w.confidence * confidence)
     return total, rec, freq

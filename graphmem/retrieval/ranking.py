@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from graphmem.models import Memory, trust_in
 from graphmem.retrieval.candidates import Candidate, ChannelScores
 from graphmem.retrieval.context import context_bonus, fold_covered
-from graphmem.retrieval.formula import FormulaWeights, formula_score
+from graphmem.retrieval.formula import FormulaWeights, formula_score, length_prior, text_share
 from graphmem.retrieval.timeparse import TimeRange
-from graphmem.retrieval.types import RerankMode, ScoreParts, SearchOptions, SearchResult, SummaryMode
+from graphmem.retrieval.types import Channel, RerankMode, ScoreParts, SearchOptions, SearchResult, SummaryMode
 from graphmem.store.records import memory_from_map
 
 _ACCESS_COUNT = int(Memory.model_fields["access_count"].default)
@@ -35,6 +35,19 @@ LESSON_BONUS = 1.0
 KEEP_MARGIN = 5
 """Candidates the search statement returns beyond those the ranking needs: its scores and the client's are the
 same formula in two languages, so a near tie at the cut may fall either way."""
+
+
+class Part(NamedTuple):
+    """A candidate's formula inputs and parts, for its ``ScoreParts``."""
+
+    similarity: float
+    formula: float
+    recency: float
+    frequency: float
+    in_time: bool
+    entity: float
+    text: float
+    length: float
 
 
 @dataclass(frozen=True)
@@ -70,8 +83,10 @@ def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, opt
     """The best ``need`` candidates, best first."""
     at = options.as_of or now
     n_entities = len(query.entities)
-    parts: dict[str, tuple[float, float, float, float, bool, float]] = {}
+    parts: dict[str, Part] = {}
     base: dict[str, float] = {}
+    fulltext = channel_scores.get(Channel.FULLTEXT, {})
+    best_text = max(fulltext.values(), default=0.0)
     trusts = {i: trust_in(c.data) for i, c in candidates.items()}
     for i, c in candidates.items():
         if trusts[i] < options.min_trust:
@@ -80,10 +95,13 @@ def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, opt
         sim = similarity(c)
         in_time = query.when is not None and query.when.start <= created_at < query.when.end
         entity = c.entity_hits / n_entities if n_entities else 0.0
+        text = text_share(fulltext.get(i), best_text)
+        length = length_prior(c.data.get("content"), weights.length_cap)
         formula, rec, freq = formula_score(sim, created_at, access_count, confidence, at, weights, fused=c.fused,
-                                           received=c.received, in_time=in_time, entity=entity)
+                                           received=c.received, in_time=in_time, entity=entity, text=text,
+                                           length=length)
         base[i] = c.fused + c.received if options.rerank is RerankMode.NONE else formula * trusts[i]
-        parts[i] = (sim, formula, rec, freq, in_time, entity)
+        parts[i] = Part(sim, formula, rec, freq, in_time, entity, text, length)
     # the ``keep_for`` best by the formula: what the statement returns (the stepwise path cuts the same way)
     kept = sorted(base, key=lambda i: (-round(base[i], 6), i))[: keep_for(need, weights, options.rerank)]
     base = {i: base[i] for i in kept}
@@ -114,10 +132,10 @@ def is_lesson(c: Candidate, similarity: float) -> bool:
     return c.data.get("kind") == "lesson" and similarity >= LESSON_MIN_SIMILARITY
 
 
-def result(c: Candidate, score: float, part: tuple[float, float, float, float, bool, float], context: float,
+def result(c: Candidate, score: float, part: Part, context: float,
            covered_by: str | None, channel_scores: ChannelScores, ranks: Mapping[Any, Mapping[str, int]],
            options: SearchOptions, lesson: float = 0.0) -> SearchResult:
-    sim, formula, rec, freq, in_time, entity = part
+    sim, formula, rec, freq, in_time, entity, text, length = part
     memory = memory_from_map(c.data)
     mid = memory.id
     parts = ScoreParts(
@@ -125,7 +143,8 @@ def result(c: Candidate, score: float, part: tuple[float, float, float, float, b
         ranks={ch.value: r[mid] for ch, r in ranks.items() if mid in r},
         fused=round(c.fused, 6), expansion=round(c.received, 6), similarity=round(sim, 6),
         recency=round(rec, 6), frequency=round(freq, 6), confidence=memory.confidence, in_time_range=in_time,
-        entity=round(entity, 6), context=round(context, 6), covered_by=covered_by, lesson=lesson,
+        entity=round(entity, 6), text=round(text, 6), length=round(length, 6), context=round(context, 6),
+        covered_by=covered_by, lesson=lesson,
         trust=trust_in(c.data),
         rerank=round(formula, 6) if options.rerank is not RerankMode.NONE else None,
     )

@@ -1,7 +1,9 @@
 """The time range a search query names: a pure, offline parser of English and Chinese time expressions.
 
 ``parse_time_range(query, now)`` takes the query's first recognised time expression (leftmost, the longest
-at a tie) and returns the range ``[start, end)`` it names, in UTC. The calendar is read in ``now``'s own zone
+at a tie) and returns the range ``[start, end)`` it names, in UTC; but an expression that names its year wins
+over one read from now ("what she finished last Friday, as mentioned on 23 January 2022" is 23 January 2022:
+the relative words quote what was said then). The calendar is read in ``now``'s own zone
 (a naive ``now`` is UTC); weeks start on Monday; a weekend is Saturday 00:00 .. Monday 00:00. It never raises.
 
 * today/tonight/this morning; yesterday/last night; the day before yesterday; tomorrow.
@@ -51,6 +53,7 @@ _Span = w.Span
 _MAX_QUERY = 4000  # characters looked at
 _MAX_DEPTH = 4  # nested anchors ("a day before two weeks after ...")
 _RECENT = timedelta(days=14)
+_YEAR = re.compile(r"(?<!\d)(1[89]|20)\d\d(?!\d)")
 
 
 @dataclass(frozen=True)
@@ -129,14 +132,21 @@ def _parse(query: str, now: datetime) -> TimeRange | None:
     ctx = _Ctx(now, query)
     for cand in cands:
         ctx.starts.setdefault(cand[0], []).append(cand)
+    first: TimeRange | None = None
     for start, _, index, match in cands:
         try:
             hit = _evaluate(match, index, ctx, anchored=False)
         except _Unresolvable:
-            return None  # the first expression is relative to something undated: no range, rather than a guess
-        if hit is not None:
-            return TimeRange(hit.start.astimezone(UTC), hit.end.astimezone(UTC), query[start:hit.stop].strip())
-    return None
+            if first is None:
+                return None  # the first expression is relative to something undated: no range, rather than a guess
+            continue
+        if hit is None:
+            continue
+        found = TimeRange(hit.start.astimezone(UTC), hit.end.astimezone(UTC), query[start:hit.stop].strip())
+        if _YEAR.search(found.text):
+            return found  # a dated expression wins over one read from now
+        first = first or found
+    return first
 
 
 # ---- English ------------------------------------------------------------------------------------------

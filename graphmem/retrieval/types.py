@@ -120,6 +120,10 @@ class ScoreParts(BaseModel):
     """Created inside the time range the query names ("in May 2023", "last week"): the formula's time term."""
     entity: float = 0.0
     """Share of the entities the query names that the memory is ABOUT."""
+    text: float = 0.0
+    """Its full-text score over the best full-text seed's (0: the full-text channel did not return it)."""
+    length: float = 0.0
+    """The formula's length prior (``formula.length_prior``: 1 from ``length_cap`` characters on)."""
     context: float = 0.0
     """What its FOLLOWS neighbours among the candidates added (the turn before or after it matched)."""
     covered_by: str | None = None

@@ -287,12 +287,20 @@ def test_text_is_the_expression_as_written() -> None:
 
 
 def test_the_first_expression_wins() -> None:
-    assert days("yesterday, or in 2020") == ("2023-08-09", "2023-08-10")
+    assert days("yesterday, or the day before") == ("2023-08-09", "2023-08-10")
     assert days("In 2020, or last week") == ("2020-01-01", "2021-01-01")
     assert days("May I ask what she did in June?") == ("2023-06-01", "2023-07-01")
     assert days("she may have gone in 2021") == ("2021-01-01", "2022-01-01")
     assert days("summer camp last year") == ("2022-01-01", "2023-01-01")
     assert days("twice a day after meals, last week") == ("2023-07-31", "2023-08-07")  # no offset there
+
+
+def test_a_dated_expression_wins_over_one_read_from_now() -> None:
+    assert days("yesterday, or in 2020") == ("2020-01-01", "2021-01-01")
+    assert days("What did Joanna just finish last Friday on 23 January, 2022?") == ("2022-01-23", "2022-01-24")
+    assert days("What movie did Nate recently watch on October 6, 2022?") == ("2022-10-06", "2022-10-07")
+    assert days("Where was John between August 11 and August 15 2023?") == ("2023-08-15", "2023-08-16")
+    assert days("what did she finish last Friday?") == ("2023-08-04", "2023-08-05")  # nothing dated: from now
 
 
 def test_the_calendar_is_read_in_nows_zone_and_the_range_is_utc() -> None:

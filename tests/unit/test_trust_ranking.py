@@ -21,7 +21,8 @@ WEIGHTS = FormulaWeights()
 
 def candidate(mid: str, cosine: float, *, trust: float | None = None, kind: str = "episodic",
               fused: float = 1.0) -> Candidate:
-    data: dict[str, Any] = {"id": mid, "namespace": "ns", "kind": kind, "content": mid, "created_at": WHEN}
+    data: dict[str, Any] = {"id": mid, "namespace": "ns", "kind": kind, "content": "one content for all",
+                            "created_at": WHEN}
     if trust is not None:
         data.update(writer="somebody", trust=trust)
     return Candidate(data=data, cosine=cosine, fused=fused)

@@ -1,0 +1,78 @@
+"""The formula's text and length terms (``retrieval.formula``): how well a memory's words match (its full-text score
+over the best full-text seed's), and a prior against short replies that say little."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from graphmem.retrieval.candidates import Candidate
+from graphmem.retrieval.formula import FormulaWeights, formula_score, length_prior, text_share
+from graphmem.retrieval.ranking import QueryContext, rank
+from graphmem.retrieval.types import Channel, SearchOptions
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+OFF = FormulaWeights(similarity=1.0, fused=0.0, text=0.0, length=0.0, graph=0.0, time=0.0, entity=0.0, before=0.0,
+                     after=0.0, task=0.0, fold=False, recency=0.0, frequency=0.0, confidence=0.0)
+
+
+def test_length_prior_grows_with_the_log_of_the_estimated_words_up_to_the_cap() -> None:
+    assert length_prior("", 200) == 0.0
+    assert length_prior(None, 200) == 0.0
+    assert math.isclose(length_prior("x" * 15, 200), math.log(4) / math.log(41))
+    assert length_prior("x" * 200, 200) == 1.0
+    assert length_prior("x" * 5000, 200) == 1.0
+    assert length_prior("中文" * 3, 200) == length_prior("abcdef", 200)  # code points, as Cypher's size() counts
+    assert length_prior("See ya!", 200) < length_prior("I finally finished my first full screenplay last Friday.", 200)
+
+
+def test_text_share_is_the_score_over_the_best_seeds() -> None:
+    assert text_share(2.0, 8.0) == 0.25
+    assert text_share(8.0, 8.0) == 1.0
+    assert text_share(None, 8.0) == 0.0
+    assert text_share(3.0, 0.0) == 0.0
+
+
+def test_formula_adds_the_text_and_length_terms_by_their_weights() -> None:
+    w = OFF.model_copy(update={"text": 0.4, "length": 0.6})
+    plain, _, _ = formula_score(0.5, NOW, 0, 1.0, NOW, w)
+    assert math.isclose(plain, 0.5)
+    both, _, _ = formula_score(0.5, NOW, 0, 1.0, NOW, w, text=0.5, length=0.25)
+    assert math.isclose(both - plain, 0.4 * 0.5 + 0.6 * 0.25)
+
+
+def candidate(mid: str, content: str, cosine: float) -> Candidate:
+    data: dict[str, Any] = {"id": mid, "namespace": "ns", "kind": "episodic", "content": content,
+                            "created_at": "2025-12-01T00:00:00+00:00"}
+    return Candidate(data=data, cosine=cosine, fused=1.0)
+
+
+def order(cands: dict[str, Candidate], w: FormulaWeights, fulltext: dict[str, float]) -> list[str]:
+    scores = {Channel.FULLTEXT: fulltext} if fulltext else {}
+    out = rank(cands, scores, SearchOptions(namespaces=("ns",)), w, lambda c: c.cosine, NOW, QueryContext(), 10)
+    return [r.memory.id for r in out]
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.3])
+def test_a_long_answer_beats_a_short_reply_of_a_little_higher_cosine_only_with_the_length_term(weight: float) -> None:
+    cands = {"reply": candidate("reply", "Sure thing Nate! See you later!", 0.52),
+             "answer": candidate("answer", "Sure, you should come down and join me on the trails sometime! " * 2, 0.50)}
+    got = order(cands, OFF.model_copy(update={"length": weight}), {})
+    assert got == (["answer", "reply"] if weight else ["reply", "answer"])
+
+
+def test_the_better_full_text_match_wins_a_near_tie_and_says_so() -> None:
+    content = "a memory of the same length as the other one"
+    cands = {"words": candidate("words", content, 0.50), "close": candidate("close", content, 0.52)}
+    w = OFF.model_copy(update={"text": 0.3})
+    assert order(cands, w, {"words": 9.0, "close": 1.0}) == ["words", "close"]
+    assert order(cands, OFF, {"words": 9.0, "close": 1.0}) == ["close", "words"]
+    out = rank(cands, {Channel.FULLTEXT: {"words": 9.0, "close": 1.0}}, SearchOptions(namespaces=("ns",)), w,
+               lambda c: c.cosine, NOW, QueryContext(), 10)
+    parts = {r.memory.id: r.parts for r in out}
+    assert parts["words"].text == 1.0
+    assert math.isclose(parts["close"].text, 1 / 9, abs_tol=1e-6)
+    assert parts["words"].length == pytest.approx(length_prior(content, w.length_cap), abs=1e-6)
