@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.retrieval import Channel, RerankMode, RetrievalService, SearchOptions
+from graphmem.retrieval.formula import FormulaWeights
 from graphmem.security.integrity import Integrity
 from graphmem.store import Store
 from graphmem.store.store import Row
@@ -71,6 +72,8 @@ STEPWISE = "stepwise"
 UNVERIFIED = "unverified"
 """A MODES entry with this key true runs with signature verification off (the store's ``Integrity(None)``): the
 cost of verifying every candidate, measured side by side with the same search verified."""
+WEIGHTS = "weights"
+"""A MODES entry with this key runs on a RetrievalService with these ``FormulaWeights`` field values."""
 MODES: dict[str, dict[str, Any]] = {
     "vector-only": {"channels": (Channel.VECTOR,), "hops": 0, "rerank": RerankMode.NONE},
     "fused": {"hops": 0},
@@ -81,13 +84,15 @@ MODES: dict[str, dict[str, Any]] = {
     "all-channels+expansion": {"channels": tuple(Channel)},
     # the default without verifying signatures: what verification costs (goal: < 1 ms at p95)
     "fused+expansion-unverified": {UNVERIFIED: True},
+    # the default without the text and length terms: what they cost, side by side
+    "fused+expansion-no-text-length": {WEIGHTS: {"text": 0.0, "length": 0.0}},
 }
 DEFAULT_MODE = "fused+expansion"
 
 
 def mode_options(namespace: str, k: int, kw: dict[str, Any]) -> SearchOptions:
     return SearchOptions(namespaces=(namespace,), k=k,
-                         **{key: v for key, v in kw.items() if key not in (STEPWISE, UNVERIFIED)})
+                         **{key: v for key, v in kw.items() if key not in (STEPWISE, UNVERIFIED, WEIGHTS)})
 
 
 @dataclass
@@ -158,7 +163,8 @@ async def idle_cpu(pid: int | None, seconds: float = 5.0) -> float | None:
 async def measure(store: TimedStore, embedder: Embedder, settings: Settings, ds: Dataset,
                   warmup: Sequence[Query], queries: Sequence[Query], k: int, jvm: int | None) -> dict[str, Any]:
     """Every query through every mode (round-robin, the order rotating per query); warm-up first."""
-    services = {mode: RetrievalService(store, embedder, settings, one_statement=not kw.get(STEPWISE))
+    services = {mode: RetrievalService(store, embedder, settings, one_statement=not kw.get(STEPWISE),
+                                       weights=FormulaWeights(**kw.get(WEIGHTS, {})))
                 for mode, kw in MODES.items()}
     options = {mode: mode_options(ds.namespace, k, kw) for mode, kw in MODES.items()}
     records = {mode: ModeRecord() for mode in MODES}
