@@ -10,7 +10,8 @@
 //   $fulltext_limit;
 //   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $via_max_degree, $types,
 //   $type_weights (map type -> weight), $decay, $beta, $expand_limit; the ranking's $rerank, $w_similarity,
-//   $w_fused, $w_text, $w_length with $length_cap and $chars_per_word, $w_graph, $w_entity with $query_entities,
+//   $w_fused, $w_text, $w_length with $length_cap, $chars_per_word and $cjk_weight, $w_graph, $w_entity with
+//   $query_entities,
 //   $w_time with $time_from and $time_to (the query's time range, or nulls), $w_recency,
 //   $w_frequency, $w_confidence, $half_life_days, $frequency_cap, $default_confidence, $keep; and the
 //   common filters $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
@@ -195,7 +196,8 @@ CALL (seeds, hop1, hop2) {
 // larger of its cosine and its seed's cosine times each edge's type and edge weight on its path (not below 0);
 // $rerank 'none' ranks by fused + received, any other mode by the formula (graphmem.retrieval.formula: weights
 // $w_*, received capped at 1, the text term its full-text score over the best full-text seed's, the length term
-// log(1 + characters / $chars_per_word) / log(1 + $length_cap / $chars_per_word), 1 from $length_cap on, the
+// log(1 + chars / $chars_per_word) / log(1 + $length_cap / $chars_per_word), 1 from $length_cap on (chars: a
+// kana, CJK or Hangul character counts $cjk_weight, as formula.weighted_length), the
 // entity term the share of $query_entities (names found in the query, lowercase)
 // the memory is ABOUT, the time term for a memory created in [$time_from, $time_to), $half_life_days,
 // $frequency_cap; a null confidence counts as $default_confidence, a null created_at as now), times the memory's
@@ -221,13 +223,15 @@ CALL (picked) {
        log(1.0 + CASE WHEN coalesce(x.c.m.access_count, 0) > 0 THEN x.c.m.access_count ELSE 0 END)
          / log(1.0 + $frequency_cap) AS freq,
        CASE WHEN size($query_entities) = 0 THEN 0
-            ELSE COUNT { (node)-[:ABOUT]->(e:Entity) WHERE toLower(e.name) IN $query_entities } END AS entity_hits
+            ELSE COUNT { (node)-[:ABOUT]->(e:Entity) WHERE toLower(e.name) IN $query_entities } END AS entity_hits,
+       size(coalesce(x.c.m.content, '')) + ($cjk_weight - 1) * size([ch IN split(coalesce(x.c.m.content, ''), '')
+         WHERE (ch >= '\u3040' AND ch <= '\u9fff') OR (ch >= '\uac00' AND ch <= '\ud7af')
+            OR (ch >= '\uf900' AND ch <= '\ufaff')]) AS chars
   WITH x, seed_cos, entity_hits, CASE $rerank WHEN 'none' THEN x.c.fused + x.c.received
        ELSE ($w_similarity * similarity + $w_fused * x.c.fused
             + $w_text * CASE WHEN x.text IS NULL OR best_text <= 0.0 THEN 0.0 ELSE x.text / best_text END
-            + $w_length * CASE WHEN size(coalesce(x.c.m.content, '')) >= $length_cap THEN 1.0
-                               ELSE log(1.0 + size(coalesce(x.c.m.content, '')) / $chars_per_word)
-                                    / log(1.0 + $length_cap / $chars_per_word) END
+            + $w_length * CASE WHEN chars >= $length_cap THEN 1.0
+                               ELSE log(1.0 + chars / $chars_per_word) / log(1.0 + $length_cap / $chars_per_word) END
             + $w_entity * CASE WHEN size($query_entities) = 0 THEN 0.0
                                ELSE toFloat(entity_hits) / size($query_entities) END
             + $w_graph * CASE WHEN x.c.received > 1.0 THEN 1.0 ELSE x.c.received END

@@ -29,25 +29,29 @@ class FormulaWeights(BaseModel):
     similarity: float = Field(default=0.6, ge=0)
     fused: float = Field(default=0.2, ge=0)
     """The seed channels' fused activation (the best seed 1.0; 0 for a memory found over edges only)."""
-    text: float = Field(default=0.6, ge=0)
+    text: float = Field(default=0.0, ge=0)
     """Times the memory's full-text (BM25) score over the best full-text seed's: how well its words match, which
-    the fused term's ranks do not say (0 for a memory the full-text channel did not return)."""
-    length: float = Field(default=1.0, ge=0)
+    the fused term's ranks do not say (0 for a memory the full-text channel did not return). Off by default: fitted
+    with ``length`` on LoCoMo (held-out R@10 .728 vs .697, benchmarks/results/fit_ranking-both-text-length.json) it
+    failed the bilingual set (an English query's one stemmed common word in an English memory scores 1.0 against a
+    Chinese answer); a saturating form is to come."""
+    length: float = Field(default=0.0, ge=0)
     """Times ``length_prior``: a memory with more to say is more likely the one that answers (the cosine of a
-    short turn such as "Sure thing Nate! See you later!" to a question naming Nate is high, its use low)."""
+    short turn such as "Sure thing Nate! See you later!" to a question naming Nate is high, its use low). Off by
+    default, with ``text``."""
     length_cap: int = Field(default=200, ge=1)
     """Characters at or above which ``length_prior`` is 1 (about 40 English words; Chinese counts per character)."""
     graph: float = Field(default=0.0, ge=0)
     """Activation received over edges (FOLLOWS, SIMILAR_TO, shared entities, provenance), capped at 1."""
-    time: float = Field(default=0.8, ge=0)
+    time: float = Field(default=0.4, ge=0)
     """Added when the memory was created inside the time range the query names ("in May 2023", "last week")."""
-    entity: float = Field(default=0.0, ge=0)
+    entity: float = Field(default=0.4, ge=0)
     """Times the share of the entities the query names that the memory is ABOUT."""
-    before: float = Field(default=0.2, ge=0)
+    before: float = Field(default=0.3, ge=0)
     """Context stage: times the score of the memory this one FOLLOWS, when that one is a candidate too."""
     after: float = Field(default=0.2, ge=0)
     """Context stage: times the score of the memory that FOLLOWS this one, when that one is a candidate too."""
-    task: float = Field(default=0.05, ge=0)
+    task: float = Field(default=0.1, ge=0)
     """Context stage: times the best score of the other candidates from the same task (its session matched)."""
     summary: float = Field(default=0.0, ge=0)
     """Context stage: times the score of its task's summary, when that summary is a candidate (``retrieval.descend``;
@@ -78,11 +82,26 @@ CHARS_PER_WORD = 5.0
 """``length_prior`` reads characters as words at this rate (English averages about 5 with the space)."""
 
 
+CJK_WEIGHT = 3
+"""A Chinese, Japanese or Korean character counts as this many characters (about 1.7 of them make a word)."""
+CJK_RANGES = (("\u3040", "\u9fff"), ("\uac00", "\ud7af"), ("\uf900", "\ufaff"))
+"""Kana, CJK unified ideographs (and extension A), Hangul syllables, compatibility ideographs: the ranges
+``retrieval/search`` counts alike."""
+
+
+def weighted_length(content: str | None) -> int:
+    """Characters, a CJK character counting ``CJK_WEIGHT`` (code points, as Cypher's ``size`` counts)."""
+    text = content or ""
+    cjk = sum(1 for ch in text if any(lo <= ch <= hi for lo, hi in CJK_RANGES))
+    return len(text) + (CJK_WEIGHT - 1) * cjk
+
+
 def length_prior(content: str | None, cap: int) -> float:
-    """``min(log(1 + characters / 5) / log(1 + cap / 5), 1)``: the log of an estimated word count (on LoCoMo as good
-    as counting words, held out: benchmarks/results/fit_ranking-both.json), in characters because Cypher's ``size``
-    counts code points alike and Chinese has no spaces."""
-    return min(math.log1p(len(content or "") / CHARS_PER_WORD) / math.log1p(cap / CHARS_PER_WORD), 1.0)
+    """``min(log(1 + weighted_length / 5) / log(1 + cap / 5), 1)``: the log of an estimated word count (on LoCoMo
+    as good as counting words, held out: benchmarks/results/fit_ranking-both.json), from characters because Cypher
+    counts them alike and Chinese has no spaces; a CJK character weighs ``CJK_WEIGHT`` (a 21-character Chinese
+    sentence scores as a 63-character English one)."""
+    return min(math.log1p(weighted_length(content) / CHARS_PER_WORD) / math.log1p(cap / CHARS_PER_WORD), 1.0)
 
 
 def text_share(score: float | None, best: float) -> float:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from graphmem.retrieval.candidates import Candidate
-from graphmem.retrieval.formula import FormulaWeights, formula_score, length_prior, text_share
+from graphmem.retrieval.formula import FormulaWeights, formula_score, length_prior, text_share, weighted_length
 from graphmem.retrieval.ranking import QueryContext, rank
 from graphmem.retrieval.types import Channel, SearchOptions
 
@@ -25,7 +25,12 @@ def test_length_prior_grows_with_the_log_of_the_estimated_words_up_to_the_cap() 
     assert math.isclose(length_prior("x" * 15, 200), math.log(4) / math.log(41))
     assert length_prior("x" * 200, 200) == 1.0
     assert length_prior("x" * 5000, 200) == 1.0
-    assert length_prior("中文" * 3, 200) == length_prior("abcdef", 200)  # code points, as Cypher's size() counts
+    assert length_prior("a😀b", 200) == length_prior("abc", 200)  # code points, as Cypher's size() counts
+    # a CJK character weighs 3: a short Chinese sentence is not a short English reply
+    assert weighted_length("张伟的生日是十月十二日") == 33
+    assert weighted_length("カナ한글") == 12
+    assert length_prior("中文" * 3, 200) == length_prior("x" * 18, 200)
+    assert length_prior("张伟的生日是十月十二日他喜欢巧克力蛋糕", 200) > length_prior("See you later, Nate!", 200)
     assert length_prior("See ya!", 200) < length_prior("I finally finished my first full screenplay last Friday.", 200)
 
 
