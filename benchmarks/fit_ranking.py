@@ -32,15 +32,16 @@ from graphmem.eval.locomo import (
 )
 from graphmem.importers.locomo import load_locomo
 from graphmem.retrieval import RetrievalService
-from graphmem.retrieval.formula import FormulaWeights, length_prior, text_share
-from graphmem.retrieval.types import Channel, SearchOptions
+from graphmem.retrieval.formula import FormulaWeights, length_prior
+from graphmem.retrieval.types import SearchOptions
+from graphmem.retrieval.wordmatch import coverage
 from graphmem.service.factory import open_service
 
 K = 10
 VALUES: dict[str, tuple[float, ...]] = {
     "fused": (0.0, 0.1, 0.2, 0.3, 0.5),
-    "text": (0.0, 0.1, 0.2, 0.3, 0.4, 0.6),
-    "length": (0.0, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0),
+    "text": (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.3, 1.6, 2.0, 2.5, 3.0),
+    "length": (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.3),
     "graph": (0.0, 0.1, 0.2, 0.4, 0.8),
     "time": (0.0, 0.1, 0.2, 0.4, 0.6, 0.8),
     "entity": (0.0, 0.1, 0.2, 0.3, 0.4, 0.6),
@@ -66,9 +67,7 @@ async def collect(settings: Settings, data: str, corpus: str) -> tuple[list[Pool
             for q in prepare_questions(sample):
                 if not q.gold or q.category not in MAIN_CATEGORIES:
                     continue
-                candidates, scores, asked = await retriever.candidate_pool(q.text, options)
-                fulltext = scores.get(Channel.FULLTEXT, {})
-                best_text = max(fulltext.values(), default=0.0)
+                candidates, _, asked = await retriever.candidate_pool(q.text, options)
                 pool = []
                 for mid, c in candidates.items():
                     created = c.data.get("created_at")
@@ -77,7 +76,7 @@ async def collect(settings: Settings, data: str, corpus: str) -> tuple[list[Pool
                     entity = c.entity_hits / len(asked.entities) if asked.entities else 0.0
                     pool.append(PoolItem(mid, retriever.similarity(c), c.fused, c.received, in_time, c.fused > 0.0,
                                          entity, c.before, c.after, c.turns, c.task, c.summary, c.descended,
-                                         text_share(fulltext.get(mid), best_text),
+                                         coverage(c.data.get("content"), asked.words),
                                          length_prior(c.data.get("content"), FormulaWeights().length_cap)))
                     seen.add(mid)
                 questions.append(PoolQuestion(sample.sample_id, q.category, frozenset(q.gold), tuple(pool)))

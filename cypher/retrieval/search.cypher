@@ -10,9 +10,8 @@
 //   $fulltext_limit;
 //   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $via_max_degree, $types,
 //   $type_weights (map type -> weight), $decay, $beta, $expand_limit; the ranking's $rerank, $w_similarity,
-//   $w_fused, $w_text, $w_length with $length_cap, $chars_per_word and $cjk_weight, $w_graph, $w_entity with
-//   $query_entities,
-//   $w_time with $time_from and $time_to (the query's time range, or nulls), $w_recency,
+//   $w_fused, $w_text with $query_words, $w_length with $length_cap, $chars_per_word and $cjk_weight, $w_graph,
+//   $w_entity with $query_entities, $w_time with $time_from and $time_to (the query's time range, or nulls), $w_recency,
 //   $w_frequency, $w_confidence, $half_life_days, $frequency_cap, $default_confidence, $keep; and the
 //   common filters $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
 // Returns ONE row: vector_seen and fulltext_seen (rows each index gave), vector_kept and fulltext_kept (how many
@@ -195,11 +194,11 @@ CALL (seeds, hop1, hop2) {
 // (null: all). The client scores those again; this only decides which it gets. A candidate's similarity is the
 // larger of its cosine and its seed's cosine times each edge's type and edge weight on its path (not below 0);
 // $rerank 'none' ranks by fused + received, any other mode by the formula (graphmem.retrieval.formula: weights
-// $w_*, received capped at 1, the text term its full-text score over the best full-text seed's, the length term
-// log(1 + chars / $chars_per_word) / log(1 + $length_cap / $chars_per_word), 1 from $length_cap on (chars: a
-// kana, CJK or Hangul character counts $cjk_weight, as formula.weighted_length), the
-// entity term the share of $query_entities (names found in the query, lowercase)
-// the memory is ABOUT, the time term for a memory created in [$time_from, $time_to), $half_life_days,
+// $w_*, received capped at 1, the text term the squared share of $query_words (the query's stemmed content words,
+// wordmatch.query_words) its lowercased content holds, the length term log(1 + chars / $chars_per_word) /
+// log(1 + $length_cap / $chars_per_word), 1 from $length_cap on (chars: a kana, CJK or Hangul character counts
+// $cjk_weight, as formula.weighted_length), the entity term the share of $query_entities (names found in the
+// query, lowercase) the memory is ABOUT, the time term for a memory created in [$time_from, $time_to), $half_life_days,
 // $frequency_cap; a null confidence counts as $default_confidence, a null created_at as now), times the memory's
 // trust (its writer's, graphmem.security.tokens; null counts as 1). A memory trusted below $min_trust is no
 // candidate (it may still have been a seed that led to others).
@@ -208,16 +207,14 @@ CALL (picked) {
   WITH c, coalesce([h IN c.hits WHERE h.channel = 'vector'][0].score,
                    CASE WHEN c.m.embedding IS NULL THEN null ELSE vector.similarity.cosine(c.m.embedding, $embedding) END)
           AS score
-  WITH collect({c: c, score: score, cos: CASE WHEN score IS NULL THEN 0.0 ELSE 2.0 * score - 1.0 END,
-                text: [h IN c.hits WHERE h.channel = 'fulltext'][0].score}) AS all
-  WITH all, reduce(hi = 0.0, y IN all | CASE WHEN y.text > hi THEN y.text ELSE hi END) AS best_text
+  WITH collect({c: c, score: score, cos: CASE WHEN score IS NULL THEN 0.0 ELSE 2.0 * score - 1.0 END}) AS all
   UNWIND all AS x
-  WITH all, best_text, x WHERE coalesce(x.c.m.trust, 1.0) >= $min_trust
-  WITH all, best_text, x, CASE WHEN x.c.way IS NULL THEN null ELSE [y IN all WHERE y.c.m = x.c.way.seed][0].cos END AS seed_cos
-  WITH x, seed_cos, best_text, CASE WHEN seed_cos IS NULL THEN 0.0 ELSE seed_cos * reduce(p = 1.0, r IN x.c.way.rels |
+  WITH all, x WHERE coalesce(x.c.m.trust, 1.0) >= $min_trust
+  WITH all, x, CASE WHEN x.c.way IS NULL THEN null ELSE [y IN all WHERE y.c.m = x.c.way.seed][0].cos END AS seed_cos
+  WITH x, seed_cos, CASE WHEN seed_cos IS NULL THEN 0.0 ELSE seed_cos * reduce(p = 1.0, r IN x.c.way.rels |
          p * coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0)) END AS inherited,
        coalesce($as_of, $now) AS at, x.c.m AS node
-  WITH x, seed_cos, best_text, reduce(hi = 0.0, v IN [x.cos, inherited] | CASE WHEN v > hi THEN v ELSE hi END) AS similarity,
+  WITH x, seed_cos, reduce(hi = 0.0, v IN [x.cos, inherited] | CASE WHEN v > hi THEN v ELSE hi END) AS similarity,
        CASE WHEN x.c.m.created_at IS NULL OR x.c.m.created_at >= at THEN null
             ELSE duration.inSeconds(x.c.m.created_at, at) END AS age,
        log(1.0 + CASE WHEN coalesce(x.c.m.access_count, 0) > 0 THEN x.c.m.access_count ELSE 0 END)
@@ -226,10 +223,12 @@ CALL (picked) {
             ELSE COUNT { (node)-[:ABOUT]->(e:Entity) WHERE toLower(e.name) IN $query_entities } END AS entity_hits,
        size(coalesce(x.c.m.content, '')) + ($cjk_weight - 1) * size([ch IN split(coalesce(x.c.m.content, ''), '')
          WHERE (ch >= '\u3040' AND ch <= '\u9fff') OR (ch >= '\uac00' AND ch <= '\ud7af')
-            OR (ch >= '\uf900' AND ch <= '\ufaff')]) AS chars
+            OR (ch >= '\uf900' AND ch <= '\ufaff')]) AS chars,
+       CASE WHEN size($query_words) = 0 THEN 0.0 ELSE toFloat(size([w IN $query_words
+         WHERE toLower(coalesce(x.c.m.content, '')) CONTAINS w])) / size($query_words) END AS words
   WITH x, seed_cos, entity_hits, CASE $rerank WHEN 'none' THEN x.c.fused + x.c.received
        ELSE ($w_similarity * similarity + $w_fused * x.c.fused
-            + $w_text * CASE WHEN x.text IS NULL OR best_text <= 0.0 THEN 0.0 ELSE x.text / best_text END
+            + $w_text * words * words
             + $w_length * CASE WHEN chars >= $length_cap THEN 1.0
                                ELSE log(1.0 + chars / $chars_per_word) / log(1.0 + $length_cap / $chars_per_word) END
             + $w_entity * CASE WHEN size($query_entities) = 0 THEN 0.0

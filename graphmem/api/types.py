@@ -120,8 +120,8 @@ class ScoreParts:
     in_time_range: bool = strawberry.field(description="Created inside the time range the query names (the "
                                                        "formula's time term).")
     entity: float = strawberry.field(description="Share of the entities the query names that the memory is ABOUT.")
-    text: float = strawberry.field(default=0.0, description="Its full-text score over the best full-text seed's "
-                                   "(0: the full-text channel did not return it).")
+    text: float = strawberry.field(default=0.0, description="The squared share of the query's content words that "
+                                   "it contains (the formula's text term).")
     length: float = strawberry.field(default=0.0, description="The formula's length prior (1 for a memory of "
                                      "200 characters or more: a short reply says little).")
     context: float = strawberry.field(description="What its FOLLOWS neighbours among the candidates added (the "

@@ -40,7 +40,7 @@ class PoolItem:
     descended: bool = False
     """Brought by a summary (``retrieval.descend``): always a candidate, as the search adds it after the cut."""
     text: float = 0.0
-    """``formula.text_share`` of its full-text score (0: not a full-text seed)."""
+    """``wordmatch.coverage`` of its content by the query's words."""
     length: float = 0.0
     """``formula.length_prior`` of its content."""
 

@@ -94,7 +94,7 @@ class ScoreParts(Out):
     frequency: float
     confidence: float
     entity: float
-    text: float = Field(default=0.0, description="Full-text score over the best full-text seed's.")
+    text: float = Field(default=0.0, description="Squared share of the query's content words it contains.")
     length: float = Field(default=0.0, description="The formula's length prior (short replies say little).")
     context: float
     in_time_range: bool

@@ -1,8 +1,9 @@
 """The formula reranker (pure): what the seeds and the graph found, and the memory's own signals.
 
 score = similarity * cosine (or what the path passed down) + fused * the seed channels' fused activation
-        + text * its full-text score / the best full-text seed's (0 when the full-text channel did not find it)
-        + length * min(log(1 + characters / 5) / log(1 + length_cap / 5), 1) (a short "See you later!" says little)
+        + text * (share of the query's content words it contains) ^ 2 (``retrieval.wordmatch``)
+        + length * min(log(1 + characters / 5) / log(1 + length_cap / 5), 1) (a short "See you later!" says little;
+          a kana, CJK or Hangul character counts ``CJK_WEIGHT``)
         + graph * the activation that came over edges (capped at 1) + time * (created inside the query's time range)
         + entity * (share of the query's entities it is ABOUT)
         + recency * exp time decay + frequency * log access count + confidence * confidence;
@@ -10,9 +11,9 @@ then the context stage (``retrieval.context``): + before/after * the score of it
         + task * the best score of the other candidates of its task.
 The weights of the relevance and context terms (fused, text, length, graph, time, entity, before, after, task;
 similarity is the scale) are fitted by leave-one-conversation-out cross-validation on the LoCoMo dev split, both
-corpora pooled (``benchmarks/fit_ranking.py --corpus both``, ``benchmarks/results/fit_ranking-both.json``:
-held-out recall@10 .697 against .578 for the formula before them); the defaults are the weights fitted on all five
-conversations.
+corpora pooled (``python -m benchmarks.fit_ranking --corpus both``, ``benchmarks/results/fit_ranking-both.json``:
+held-out recall@10 .738 against .578 for the formula before them); the defaults are the weights fitted on all five
+conversations. They hold the bilingual set too (``tests/integration/test_bilingual.py``; the fit saw English only).
 """
 
 from __future__ import annotations
@@ -27,31 +28,28 @@ class FormulaWeights(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     similarity: float = Field(default=0.6, ge=0)
-    fused: float = Field(default=0.2, ge=0)
+    fused: float = Field(default=0.1, ge=0)
     """The seed channels' fused activation (the best seed 1.0; 0 for a memory found over edges only)."""
-    text: float = Field(default=0.0, ge=0)
-    """Times the memory's full-text (BM25) score over the best full-text seed's: how well its words match, which
-    the fused term's ranks do not say (0 for a memory the full-text channel did not return). Off by default: fitted
-    with ``length`` on LoCoMo (held-out R@10 .728 vs .697, benchmarks/results/fit_ranking-both-text-length.json) it
-    failed the bilingual set (an English query's one stemmed common word in an English memory scores 1.0 against a
-    Chinese answer); a saturating form is to come."""
-    length: float = Field(default=0.0, ge=0)
+    text: float = Field(default=1.3, ge=0)
+    """Times the squared share of the query's content words that the memory contains (``wordmatch.coverage``): how
+    well its words match, which the fused term's ranks do not say, for every candidate (one found over edges
+    too)."""
+    length: float = Field(default=0.4, ge=0)
     """Times ``length_prior``: a memory with more to say is more likely the one that answers (the cosine of a
-    short turn such as "Sure thing Nate! See you later!" to a question naming Nate is high, its use low). Off by
-    default, with ``text``."""
+    short turn such as "Sure thing Nate! See you later!" to a question naming Nate is high, its use low)."""
     length_cap: int = Field(default=200, ge=1)
-    """Characters at or above which ``length_prior`` is 1 (about 40 English words; Chinese counts per character)."""
-    graph: float = Field(default=0.0, ge=0)
+    """Weighted characters (``weighted_length``) at or above which ``length_prior`` is 1: about 40 English words."""
+    graph: float = Field(default=0.2, ge=0)
     """Activation received over edges (FOLLOWS, SIMILAR_TO, shared entities, provenance), capped at 1."""
     time: float = Field(default=0.4, ge=0)
     """Added when the memory was created inside the time range the query names ("in May 2023", "last week")."""
-    entity: float = Field(default=0.4, ge=0)
+    entity: float = Field(default=0.0, ge=0)
     """Times the share of the entities the query names that the memory is ABOUT."""
-    before: float = Field(default=0.3, ge=0)
+    before: float = Field(default=0.2, ge=0)
     """Context stage: times the score of the memory this one FOLLOWS, when that one is a candidate too."""
-    after: float = Field(default=0.2, ge=0)
+    after: float = Field(default=0.1, ge=0)
     """Context stage: times the score of the memory that FOLLOWS this one, when that one is a candidate too."""
-    task: float = Field(default=0.1, ge=0)
+    task: float = Field(default=0.2, ge=0)
     """Context stage: times the best score of the other candidates from the same task (its session matched)."""
     summary: float = Field(default=0.0, ge=0)
     """Context stage: times the score of its task's summary, when that summary is a candidate (``retrieval.descend``;
@@ -80,16 +78,17 @@ def frequency(access_count: int, cap: int) -> float:
 
 CHARS_PER_WORD = 5.0
 """``length_prior`` reads characters as words at this rate (English averages about 5 with the space)."""
-
-
-CJK_WEIGHT = 3
-"""A Chinese, Japanese or Korean character counts as this many characters (about 1.7 of them make a word)."""
+CJK_WEIGHT = 3.7
+"""A Chinese, Japanese or Korean character counts as this many characters: on the 40 parallel sentences of
+``embed/data/language_reference.json`` (graphmem's own, not a benchmark's) an English sentence has 3.7 characters
+per CJK character of its Chinese one (punctuation aside; median 3.71), so a Chinese sentence and its English
+translation get the same prior."""
 CJK_RANGES = (("\u3040", "\u9fff"), ("\uac00", "\ud7af"), ("\uf900", "\ufaff"))
 """Kana, CJK unified ideographs (and extension A), Hangul syllables, compatibility ideographs: the ranges
 ``retrieval/search`` counts alike."""
 
 
-def weighted_length(content: str | None) -> int:
+def weighted_length(content: str | None) -> float:
     """Characters, a CJK character counting ``CJK_WEIGHT`` (code points, as Cypher's ``size`` counts)."""
     text = content or ""
     cjk = sum(1 for ch in text if any(lo <= ch <= hi for lo, hi in CJK_RANGES))
@@ -99,21 +98,16 @@ def weighted_length(content: str | None) -> int:
 def length_prior(content: str | None, cap: int) -> float:
     """``min(log(1 + weighted_length / 5) / log(1 + cap / 5), 1)``: the log of an estimated word count (on LoCoMo
     as good as counting words, held out: benchmarks/results/fit_ranking-both.json), from characters because Cypher
-    counts them alike and Chinese has no spaces; a CJK character weighs ``CJK_WEIGHT`` (a 21-character Chinese
-    sentence scores as a 63-character English one)."""
+    counts them alike and Chinese has no spaces; a CJK character weighs ``CJK_WEIGHT`` (a 20-character Chinese
+    sentence scores as a 74-character English one)."""
     return min(math.log1p(weighted_length(content) / CHARS_PER_WORD) / math.log1p(cap / CHARS_PER_WORD), 1.0)
-
-
-def text_share(score: float | None, best: float) -> float:
-    """A full-text score relative to the best full-text seed's (0 without one)."""
-    return score / best if score is not None and best > 0 else 0.0
 
 
 def formula_score(similarity: float, created: datetime, access_count: int, confidence: float, now: datetime,
                   w: FormulaWeights, *, fused: float = 0.0, received: float = 0.0,
                   in_time: bool = False, entity: float = 0.0, text: float = 0.0,
                   length: float = 0.0) -> tuple[float, float, float]:
-    """(score, recency part, frequency part); similarity, fused, entity (a share), text (``text_share``), length
+    """(score, recency part, frequency part); similarity, fused, entity (a share), text (``wordmatch.coverage``), length
     (``length_prior``) and confidence enter as they are, received capped at 1, in_time as 0 or 1."""
     rec = recency(created, now, w.half_life_days)
     freq = frequency(access_count, w.frequency_cap)

@@ -19,15 +19,19 @@ from typing import Any, NamedTuple
 from graphmem.models import Memory, trust_in
 from graphmem.retrieval.candidates import Candidate, ChannelScores
 from graphmem.retrieval.context import context_bonus, fold_covered
-from graphmem.retrieval.formula import FormulaWeights, formula_score, length_prior, text_share
+from graphmem.retrieval.formula import FormulaWeights, formula_score, length_prior
 from graphmem.retrieval.timeparse import TimeRange
-from graphmem.retrieval.types import Channel, RerankMode, ScoreParts, SearchOptions, SearchResult, SummaryMode
+from graphmem.retrieval.types import RerankMode, ScoreParts, SearchOptions, SearchResult, SummaryMode
+from graphmem.retrieval.wordmatch import coverage
 from graphmem.store.records import memory_from_map
 
 _ACCESS_COUNT = int(Memory.model_fields["access_count"].default)
 _CONFIDENCE = float(Memory.model_fields["confidence"].default)
 CONTEXT_POOL = 30
-"""Candidates the context stage weighs at least (their FOLLOWS neighbours count only when among them)."""
+"""Candidates the context stage weighs at least (their FOLLOWS neighbours count only when among them). A fixed
+pool, not one that grows with k: the ranking of a k=10 search is then the head of a k=20 search's (with a pool of
+3k the same question's top 10 differed between the two, and the eval's R@10 from a k=20 search was not what an
+agent asking for 10 gets)."""
 LESSON_MIN_SIMILARITY = 0.5
 """A lesson (what reflection learnt from a failure) whose cosine to the query reaches this is about the same
 situation: it goes before every other result (``LESSON_BONUS``), so an agent reads it before it acts again."""
@@ -52,10 +56,12 @@ class Part(NamedTuple):
 
 @dataclass(frozen=True)
 class QueryContext:
-    """What the query itself names: a time range, and entities (lowercase names, as ``graph.entities`` finds)."""
+    """What the query itself names: a time range, entities (lowercase names, as ``graph.entities`` finds) and its
+    content words (``wordmatch.query_words``, for the text term)."""
 
     when: TimeRange | None = None
     entities: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
 
 
 def uses_context(weights: FormulaWeights, rerank: RerankMode) -> bool:
@@ -65,8 +71,8 @@ def uses_context(weights: FormulaWeights, rerank: RerankMode) -> bool:
 
 def keep_for(need: int, weights: FormulaWeights, rerank: RerankMode) -> int:
     """How many candidates the statement returns (the best by the formula), and the ranking weighs: what the
-    context stage needs, and ``KEEP_MARGIN`` more."""
-    return (max(3 * need, CONTEXT_POOL) if uses_context(weights, rerank) else need) + KEEP_MARGIN
+    context stage needs (``CONTEXT_POOL``, or ``need`` when more), and ``KEEP_MARGIN`` more."""
+    return (max(need, CONTEXT_POOL) if uses_context(weights, rerank) else need) + KEEP_MARGIN
 
 
 def scoring_fields(data: Mapping[str, Any], now: datetime) -> tuple[datetime, int, float]:
@@ -85,8 +91,6 @@ def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, opt
     n_entities = len(query.entities)
     parts: dict[str, Part] = {}
     base: dict[str, float] = {}
-    fulltext = channel_scores.get(Channel.FULLTEXT, {})
-    best_text = max(fulltext.values(), default=0.0)
     trusts = {i: trust_in(c.data) for i, c in candidates.items()}
     for i, c in candidates.items():
         if trusts[i] < options.min_trust:
@@ -95,7 +99,7 @@ def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, opt
         sim = similarity(c)
         in_time = query.when is not None and query.when.start <= created_at < query.when.end
         entity = c.entity_hits / n_entities if n_entities else 0.0
-        text = text_share(fulltext.get(i), best_text)
+        text = coverage(c.data.get("content"), query.words)
         length = length_prior(c.data.get("content"), weights.length_cap)
         formula, rec, freq = formula_score(sim, created_at, access_count, confidence, at, weights, fused=c.fused,
                                            received=c.received, in_time=in_time, entity=entity, text=text,

@@ -41,6 +41,7 @@ from graphmem.retrieval.types import (
     SearchResult,
 )
 from graphmem.retrieval.walk import WalkLimits, expand
+from graphmem.retrieval.wordmatch import query_words
 from graphmem.store import Store
 from graphmem.store.store import FULLTEXT_INDEX, VECTOR_INDEX
 
@@ -185,7 +186,7 @@ class RetrievalService:
             length_cap=self.weights.length_cap, chars_per_word=CHARS_PER_WORD, cjk_weight=CJK_WEIGHT,
             w_graph=self.weights.graph,
             w_time=self.weights.time,
-            w_entity=self.weights.entity, query_entities=list(asked.entities),
+            w_entity=self.weights.entity, query_entities=list(asked.entities), query_words=list(asked.words),
             time_from=asked.when.start if asked.when else None, time_to=asked.when.end if asked.when else None,
             w_recency=self.weights.recency, w_frequency=self.weights.frequency, w_confidence=self.weights.confidence,
             half_life_days=self.weights.half_life_days, frequency_cap=self.weights.frequency_cap,
@@ -240,10 +241,12 @@ class RetrievalService:
 
     @staticmethod
     def query_context(query: str, at: datetime) -> QueryContext:
-        """The time range and the entities the query names (``timeparse``, ``graph.entities``)."""
+        """The time range, the entities and the content words the query names (``timeparse``, ``graph.entities``,
+        ``wordmatch``)."""
         return QueryContext(when=parse_time_range(query, at),
                             entities=tuple(dict.fromkeys(e.name for e in extract_entities(query, limit=8)
-                                                         if e.kind != "date")))
+                                                         if e.kind != "date")),
+                            words=query_words(query))
 
     def similarity(self, candidate: Candidate) -> float:
         """The formula's similarity term: the cosine, or what the path passed down from its seed if larger."""

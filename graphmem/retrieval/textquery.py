@@ -9,6 +9,7 @@ become bigram phrases (``lucene_escape``); a bigram that holds a particle ("的"
 from __future__ import annotations
 
 import re
+from itertools import combinations
 
 from graphmem.graph.entity_words import FUNCTION
 from graphmem.store.store import lucene_escape
@@ -39,12 +40,34 @@ def _zh_pieces(run: str) -> list[str]:
     return [p for p in pairs if not (set(p) & _ZH_PARTICLES)]
 
 
+MIN_MATCH_FROM = 3
+"""From this many distinct content words on, a memory must hold two of them to be a full-text seed. With any one,
+a memory sharing one common word with the question ("takes" in "... will take place in Lisbon") was a seed, and
+in a small store (every memory a vector seed too) the best fused one: it outranked the Chinese memory an English
+question was about (tests/integration/test_bilingual.py). On LoCoMo it costs .006 held-out recall@10
+(benchmarks/README.md, "fit_ranking.py")."""
+PAIR_WORDS = 8
+"""The pairs are built from the first this many words (28 pairs)."""
+
+
+def _term(part: str) -> str:
+    return part.lower().replace("\u2019", "'").split("'")[0]
+
+
 def fulltext_query(text: str) -> str | None:
-    """The escaped Lucene query for ``text``, or None when nothing in it is worth matching."""
+    """The escaped Lucene query for ``text`` (any two of its content words from ``MIN_MATCH_FROM`` words on, else
+    any one), or None when nothing in it is worth matching."""
     words = content_words(text)
     if not words:
         return None
     # CJK pieces are whole bigrams already: quote them so the single-character index matches them as phrases.
     parts = [f'"{w}"' if _CJK.match(w) and len(w) > 1 else lucene_escape(w) for w in words]
-    query = " ".join(p for p in parts if p.strip())
-    return query or None
+    # distinct as the index sees them (lowercase, no possessive), each in its first spelling
+    first: dict[str, str] = {}
+    for part in parts:
+        if part.strip():
+            first.setdefault(_term(part), part)
+    parts = list(first.values())
+    if len(parts) >= MIN_MATCH_FROM:  # any two of them: (a AND b) OR (a AND c) ...
+        return " OR ".join(f"({a} AND {b})" for a, b in combinations(parts[:PAIR_WORDS], 2))
+    return " ".join(parts) or None

@@ -121,7 +121,7 @@ class ScoreParts(BaseModel):
     entity: float = 0.0
     """Share of the entities the query names that the memory is ABOUT."""
     text: float = 0.0
-    """Its full-text score over the best full-text seed's (0: the full-text channel did not return it)."""
+    """The squared share of the query's content words that it contains (``retrieval.wordmatch``)."""
     length: float = 0.0
     """The formula's length prior (``formula.length_prior``: 1 from ``length_cap`` characters on)."""
     context: float = 0.0

@@ -126,12 +126,15 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
             assert "graph" in a.timings_ms
             assert "seeds" in b.timings_ms
             # the statement's own order (best first) is the client's formula order (before the context stage)
-            ranked, ranked_scores = await one._graph(query, qvec, asked, filters, keep_all=True)
+            # with what the query names (time, entities, content words): every formula term in both languages
+            named = one.query_context(query, filters["now"])
+            assert named.words, query
+            ranked, ranked_scores = await one._graph(query, qvec, asked, filters, named, keep_all=True)
             scored = await one._rank(query, ranked, ranked_scores, asked.model_copy(update={"k": len(ranked)}),
-                                     filters["now"])
+                                     filters["now"], named)
             python = {r.memory.id: r.score if rerank is RerankMode.NONE else r.parts.rerank for r in scored[0]}
             order = [python[i] for i in ranked]
             assert all(x >= y - 1e-6 for x, y in itertools.pairwise(order)), (query, rerank, order)
-            best, _ = await one._graph(query, qvec, asked, filters)
+            best, _ = await one._graph(query, qvec, asked, filters, named)
             assert list(best) == list(ranked)[:keep_for(5, one.weights, rerank)]
     assert compared > 50

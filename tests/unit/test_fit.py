@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 
 from graphmem.eval.fit import PoolItem, PoolQuestion, coordinate_ascent, leave_one_out, ranked, recall_at
 from graphmem.retrieval.candidates import Candidate
-from graphmem.retrieval.formula import FormulaWeights, length_prior, text_share
+from graphmem.retrieval.formula import FormulaWeights, length_prior
 from graphmem.retrieval.ranking import QueryContext, rank
 from graphmem.retrieval.types import Channel, SearchOptions
+from graphmem.retrieval.wordmatch import coverage
 
 BASE = FormulaWeights(fused=0.0, graph=0.0, time=0.0, entity=0.0, before=0.0, after=0.0, fold=False)
 
@@ -57,6 +58,7 @@ def test_fit_ranks_as_the_service_does() -> None:
     w = FormulaWeights(fused=0.2, text=0.3, length=0.2, graph=0.3, entity=0.2, before=0.3, after=0.1, recency=0.0,
                        frequency=0.0, confidence=0.0)
     fulltext = {"f": 4.0, "x": 2.0, "y": 3.0}
+    asked = QueryContext(entities=("caroline", "pottery"), words=("ff", "yyy"))
     rows = [  # id, cosine, fused, received, entity hits, before, after, turns
         ("q", 0.7, 1.0, 0.0, 1, None, "a", ("t1",)), ("a", 0.3, 0.0, 0.2, 0, "q", None, ("t2",)),
         ("f", 0.65, 0.8, 0.0, 2, None, None, ("t1",)), ("x", 0.5, 0.5, 0.0, 0, None, None, ("t3",)),
@@ -67,12 +69,35 @@ def test_fit_ranks_as_the_service_does() -> None:
                                         "created_at": old}, cosine=r[1], fused=r[2], received=r[3],
                                   entity_hits=r[4], before=r[5], after=r[6], turns=r[7]) for r in rows}
     pool = tuple(PoolItem(r[0], r[1], r[2], r[3], False, r[2] > 0, r[4] / 2, r[5], r[6], r[7],
-                          text=text_share(fulltext.get(r[0]), 4.0), length=length_prior(content[r[0]], w.length_cap))
+                          text=coverage(content[r[0]], asked.words), length=length_prior(content[r[0]], w.length_cap))
                  for r in rows)
     options = SearchOptions(namespaces=("ns",), k=5)
     service_order = [r.memory.id for r in rank(candidates, {Channel.FULLTEXT: fulltext}, options, w,
-                                               lambda c: c.cosine, now, QueryContext(entities=("caroline", "pottery")),
-                                               5)]
+                                               lambda c: c.cosine, now, asked, 5)]
     assert ranked(PoolQuestion("c", 1, frozenset(), pool), w, 20, need=5) == service_order
     assert service_order[0] == "f"  # about both query entities
     assert service_order[-1] == "q"  # its turn is covered by f: folded behind the rest
+
+
+def test_a_k10_search_ranks_as_the_head_of_a_k20_search() -> None:
+    """The context stage weighs a fixed pool (``ranking.CONTEXT_POOL``), not one that grows with k: what an agent
+    asking for 10 gets is what the eval's R@10 from a k=20 search scores."""
+    import random
+
+    rng = random.Random(5)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    ids = [f"m{i:02d}" for i in range(90)]
+    candidates = {m: Candidate(data={"id": m, "namespace": "ns", "kind": "episodic", "content": f"turn {m} " * 9,
+                                     "created_at": "2023-05-01T00:00:00+00:00"},
+                               cosine=rng.uniform(0.2, 0.8), fused=rng.uniform(0, 1), task=f"t{i % 7}",
+                               before=ids[i - 1] if i else None, after=ids[i + 1] if i + 1 < len(ids) else None)
+                  for i, m in enumerate(ids)}
+    w = FormulaWeights()
+    assert w.before or w.after or w.task  # the context stage runs
+
+    def top(k: int) -> list[str]:
+        options = SearchOptions(namespaces=("ns",), k=k)
+        return [r.memory.id for r in rank(candidates, {}, options, w, lambda c: c.cosine, now, QueryContext(), k)]
+
+    assert top(20)[:10] == top(10)
+    assert top(30)[:10] == top(10)

@@ -1,5 +1,5 @@
-"""The formula's text and length terms (``retrieval.formula``): how well a memory's words match (its full-text score
-over the best full-text seed's), and a prior against short replies that say little."""
+"""The formula's text and length terms (``retrieval.formula``): how well a memory's words match (the squared share of
+the query's content words it holds, ``retrieval.wordmatch``), and a prior against short replies that say little."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from graphmem.retrieval.candidates import Candidate
-from graphmem.retrieval.formula import FormulaWeights, formula_score, length_prior, text_share, weighted_length
+from graphmem.retrieval.formula import FormulaWeights, formula_score, length_prior, weighted_length
 from graphmem.retrieval.ranking import QueryContext, rank
-from graphmem.retrieval.types import Channel, SearchOptions
+from graphmem.retrieval.types import SearchOptions
+from graphmem.retrieval.wordmatch import query_words
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 OFF = FormulaWeights(similarity=1.0, fused=0.0, text=0.0, length=0.0, graph=0.0, time=0.0, entity=0.0, before=0.0,
@@ -26,19 +27,12 @@ def test_length_prior_grows_with_the_log_of_the_estimated_words_up_to_the_cap() 
     assert length_prior("x" * 200, 200) == 1.0
     assert length_prior("x" * 5000, 200) == 1.0
     assert length_prior("a😀b", 200) == length_prior("abc", 200)  # code points, as Cypher's size() counts
-    # a CJK character weighs 3: a short Chinese sentence is not a short English reply
-    assert weighted_length("张伟的生日是十月十二日") == 33
-    assert weighted_length("カナ한글") == 12
-    assert length_prior("中文" * 3, 200) == length_prior("x" * 18, 200)
+    # a CJK character weighs 3.7: a short Chinese sentence is not a short English reply
+    assert weighted_length("张伟的生日是十月十二日") == pytest.approx(11 * 3.7)
+    assert weighted_length("カナ한글\uff0cok") == pytest.approx(4 * 3.7 + 3)  # full-width punctuation counts 1
+    assert length_prior("中文" * 5, 200) == pytest.approx(length_prior("x" * 37, 200))
     assert length_prior("张伟的生日是十月十二日他喜欢巧克力蛋糕", 200) > length_prior("See you later, Nate!", 200)
     assert length_prior("See ya!", 200) < length_prior("I finally finished my first full screenplay last Friday.", 200)
-
-
-def test_text_share_is_the_score_over_the_best_seeds() -> None:
-    assert text_share(2.0, 8.0) == 0.25
-    assert text_share(8.0, 8.0) == 1.0
-    assert text_share(None, 8.0) == 0.0
-    assert text_share(3.0, 0.0) == 0.0
 
 
 def test_formula_adds_the_text_and_length_terms_by_their_weights() -> None:
@@ -55,9 +49,9 @@ def candidate(mid: str, content: str, cosine: float) -> Candidate:
     return Candidate(data=data, cosine=cosine, fused=1.0)
 
 
-def order(cands: dict[str, Candidate], w: FormulaWeights, fulltext: dict[str, float]) -> list[str]:
-    scores = {Channel.FULLTEXT: fulltext} if fulltext else {}
-    out = rank(cands, scores, SearchOptions(namespaces=("ns",)), w, lambda c: c.cosine, NOW, QueryContext(), 10)
+def order(cands: dict[str, Candidate], w: FormulaWeights, query: str = "") -> list[str]:
+    out = rank(cands, {}, SearchOptions(namespaces=("ns",)), w, lambda c: c.cosine, NOW,
+               QueryContext(words=query_words(query)), 10)
     return [r.memory.id for r in out]
 
 
@@ -65,19 +59,22 @@ def order(cands: dict[str, Candidate], w: FormulaWeights, fulltext: dict[str, fl
 def test_a_long_answer_beats_a_short_reply_of_a_little_higher_cosine_only_with_the_length_term(weight: float) -> None:
     cands = {"reply": candidate("reply", "Sure thing Nate! See you later!", 0.52),
              "answer": candidate("answer", "Sure, you should come down and join me on the trails sometime! " * 2, 0.50)}
-    got = order(cands, OFF.model_copy(update={"length": weight}), {})
+    got = order(cands, OFF.model_copy(update={"length": weight}))
     assert got == (["answer", "reply"] if weight else ["reply", "answer"])
 
 
-def test_the_better_full_text_match_wins_a_near_tie_and_says_so() -> None:
-    content = "a memory of the same length as the other one"
-    cands = {"words": candidate("words", content, 0.50), "close": candidate("close", content, 0.52)}
+def test_the_memory_holding_more_of_the_query_words_wins_a_near_tie_and_says_so() -> None:
+    query = "Who takes piano lessons on Saturdays?"  # words: tak, piano, lesson, saturday
+    words = candidate("words", "Mia takes piano lessons every Saturday morning.", 0.50)
+    one = candidate("one", "The wedding will take place in Lisbon in early June.", 0.52)
+    cands = {"words": words, "one": one}
     w = OFF.model_copy(update={"text": 0.3})
-    assert order(cands, w, {"words": 9.0, "close": 1.0}) == ["words", "close"]
-    assert order(cands, OFF, {"words": 9.0, "close": 1.0}) == ["close", "words"]
-    out = rank(cands, {Channel.FULLTEXT: {"words": 9.0, "close": 1.0}}, SearchOptions(namespaces=("ns",)), w,
-               lambda c: c.cosine, NOW, QueryContext(), 10)
+    assert order(cands, w, query) == ["words", "one"]
+    assert order(cands, OFF, query) == ["one", "words"]
+    assert order(cands, w, "") == ["one", "words"]  # a query without content words: no text term
+    out = rank(cands, {}, SearchOptions(namespaces=("ns",)), w, lambda c: c.cosine, NOW,
+               QueryContext(words=query_words(query)), 10)
     parts = {r.memory.id: r.parts for r in out}
     assert parts["words"].text == 1.0
-    assert math.isclose(parts["close"].text, 1 / 9, abs_tol=1e-6)
-    assert parts["words"].length == pytest.approx(length_prior(content, w.length_cap), abs=1e-6)
+    assert parts["one"].text == pytest.approx(1 / 16)  # one word of four, squared
+    assert parts["words"].length == pytest.approx(length_prior(words.data["content"], w.length_cap), abs=1e-6)

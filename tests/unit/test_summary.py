@@ -16,7 +16,7 @@ from graphmem.reflection.output import ReflectionOutput, constrained_schema
 from graphmem.retrieval.candidates import Candidate
 from graphmem.retrieval.context import context_bonus
 from graphmem.retrieval.descend import descended
-from graphmem.retrieval.formula import FormulaWeights
+from graphmem.retrieval.formula import FormulaWeights, length_prior
 from graphmem.retrieval.ranking import QueryContext, rank
 from graphmem.retrieval.types import SearchOptions, SummaryMode
 from graphmem.service.planning import plan_batch
@@ -124,7 +124,8 @@ def test_rank_hides_summaries_unless_asked(mode: SummaryMode) -> None:
     order = [r.memory.id for r in rank(candidates(), {}, options, w, lambda c: c.cosine, NOW, QueryContext(), 10)]
     assert order == (["s", "a", "x"] if mode is SummaryMode.RETURN else ["a", "x"])  # a: its summary matched
     pool = tuple(PoolItem(i, c.cosine, c.fused, 0.0, False, c.fused > 0, task=c.task, summary=c.summary,
-                          descended=c.descended) for i, c in candidates().items())
+                          descended=c.descended, length=length_prior(c.data["content"], w.length_cap))
+                 for i, c in candidates().items())
     if mode is SummaryMode.LEAD:  # the fit ranks as the service does (descended memories always weighed)
         assert ranked(PoolQuestion("c", 1, frozenset(), pool), w, 0) == order
 

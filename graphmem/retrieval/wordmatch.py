@@ -1,0 +1,48 @@
+"""The formula's text term (pure): the share of the query's content words a memory contains, squared.
+
+The query's content words (``textquery.content_words``: no function words or auxiliaries; a Chinese run as its
+particle-free bigrams) are lowercased and lightly stemmed (a possessive dropped, one of -ing, -ed, -es, -s cut when
+three letters stay), and a memory contains a word when its lowercased content holds it as a substring ("lesson" in
+"Lessons", "jog" in "jogging"). Cypher computes the same with ``toLower`` and ``CONTAINS`` (``retrieval/search``).
+
+Why the share of words, not the full-text score: a BM25 score over the best seed's gives a memory that shares one
+common word with the query ("takes" in "... will take place in Lisbon") 1.0 whenever nothing matches better, and
+a memory in the other language of a bilingual store cannot match at all, so that one word outranked the Chinese
+answer to an English question. Why squared: one word of four says little (1/16), all four much (1). Held out on
+LoCoMo (leave-one-conversation-out, benchmarks/results/fit_ranking-both.json) it gives more than the score did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graphmem.retrieval.textquery import content_words
+
+_SUFFIXES = ("ing", "ed", "es", "s")
+_MIN_STEM = 3
+
+
+def stem(word: str) -> str:
+    """Lowercase, without a possessive or (when three letters stay) one of -ing, -ed, -es, -s."""
+    w = word.lower().replace("\u2019", "'").split("'")[0]
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= _MIN_STEM:
+            return w[: -len(suffix)]
+    return w
+
+
+def query_words(query: str) -> tuple[str, ...]:
+    """The query's distinct content words, stemmed, in order (what ``coverage`` looks for)."""
+    return tuple(dict.fromkeys(w for w in (stem(t) for t in content_words(query)) if w))
+
+
+def coverage(content: str | None, words: Sequence[str]) -> float:
+    """(share of ``words`` that the lowercased ``content`` holds) squared; 0 without words or content."""
+    if not words or not content:
+        return 0.0
+    text = content.lower()
+    share = sum(1 for w in words if w in text) / len(words)
+    return share * share
+
+
+__all__ = ["coverage", "query_words", "stem"]

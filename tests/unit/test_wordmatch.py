@@ -1,0 +1,37 @@
+"""The text term's word match (``retrieval.wordmatch``): the query's stemmed content words, and the squared share
+of them a memory's content holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.retrieval.wordmatch import coverage, query_words, stem
+
+
+@pytest.mark.parametrize(("word", "stemmed"), [
+    ("Lessons", "lesson"), ("takes", "tak"), ("jogging", "jogg"), ("painted", "paint"), ("classes", "class"),
+    ("Caroline's", "caroline"),
+    ("Nate\u2019s", "nate"), ("is", "is"), ("bus", "bus"), ("red", "red"), ("sing", "sing"), ("钢琴", "钢琴"),
+])
+def test_stem_drops_a_possessive_and_one_common_suffix_when_three_letters_stay(word: str, stemmed: str) -> None:
+    assert stem(word) == stemmed
+
+
+def test_query_words_are_the_distinct_stemmed_content_words() -> None:
+    # "takes": -es cut ("tak" is in "take" and "takes" alike)
+    assert query_words("Who takes piano lessons on Saturdays?") == ("tak", "piano", "lesson", "saturday")
+    assert query_words("What did Caroline's friends paint, and what did Caroline paint?") == (
+        "caroline", "friend", "paint")
+    assert query_words("Who did it?") == ()
+    assert query_words("小明每周六学钢琴吗") == ("小明", "明每", "每周", "周六", "六学", "学钢", "钢琴")
+
+
+def test_coverage_is_the_squared_share_of_the_words_the_content_holds() -> None:
+    words = query_words("Who takes piano lessons on Saturdays?")
+    assert coverage("Mia takes PIANO lessons every Saturday.", words) == 1.0
+    assert coverage("The wedding will take place in Lisbon.", words) == pytest.approx(1 / 16)
+    assert coverage("She plays the piano; her lessons are on Mondays.", words) == pytest.approx(1 / 4)
+    assert coverage("Nothing in common here.", words) == 0.0
+    assert coverage(None, words) == 0.0
+    assert coverage("anything", ()) == 0.0
+    assert coverage("小明每周六上午学钢琴", query_words("小明学钢琴")) == pytest.approx((3 / 4) ** 2)
