@@ -10,7 +10,7 @@
 //   $fulltext_limit;
 //   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $via_max_degree, $types,
 //   $type_weights (map type -> weight), $decay, $beta, $expand_limit; the ranking's $rerank, $w_similarity,
-//   $w_fused, $w_text with $query_words, $w_length with $length_cap, $chars_per_word and $cjk_weight, $w_graph,
+//   $w_fused, $w_text with $query_words and $word_breaks, $w_length with $length_cap, $chars_per_word and $cjk_weight, $w_graph,
 //   $w_entity with $query_entities, $w_time with $time_from and $time_to (the query's time range, or nulls), $w_recency,
 //   $w_frequency, $w_confidence, $half_life_days, $frequency_cap, $default_confidence, $keep; and the
 //   common filters $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
@@ -194,8 +194,9 @@ CALL (seeds, hop1, hop2) {
 // (null: all). The client scores those again; this only decides which it gets. A candidate's similarity is the
 // larger of its cosine and its seed's cosine times each edge's type and edge weight on its path (not below 0);
 // $rerank 'none' ranks by fused + received, any other mode by the formula (graphmem.retrieval.formula: weights
-// $w_*, received capped at 1, the text term the squared share of $query_words (the query's stemmed content words,
-// wordmatch.query_words) its lowercased content holds, the length term log(1 + chars / $chars_per_word) /
+// $w_*, received capped at 1, the text term the squared share of $query_words (wordmatch.needles: the query's
+// stemmed content words after a space, Chinese bigrams as they are) its lowercased content holds (with a space
+// before it, and each of $word_breaks read as a space), the length term log(1 + chars / $chars_per_word) /
 // log(1 + $length_cap / $chars_per_word), 1 from $length_cap on (chars: a kana, CJK or Hangul character counts
 // $cjk_weight, as formula.weighted_length), the entity term the share of $query_entities (names found in the
 // query, lowercase) the memory is ABOUT, the time term for a memory created in [$time_from, $time_to), $half_life_days,
@@ -225,7 +226,8 @@ CALL (picked) {
          WHERE (ch >= '\u3040' AND ch <= '\u9fff') OR (ch >= '\uac00' AND ch <= '\ud7af')
             OR (ch >= '\uf900' AND ch <= '\ufaff')]) AS chars,
        CASE WHEN size($query_words) = 0 THEN 0.0 ELSE toFloat(size([w IN $query_words
-         WHERE toLower(coalesce(x.c.m.content, '')) CONTAINS w])) / size($query_words) END AS words
+         WHERE reduce(t = ' ' + toLower(coalesce(x.c.m.content, '')), b IN $word_breaks | replace(t, b, ' '))
+               CONTAINS w])) / size($query_words) END AS words
   WITH x, seed_cos, entity_hits, CASE $rerank WHEN 'none' THEN x.c.fused + x.c.received
        ELSE ($w_similarity * similarity + $w_fused * x.c.fused
             + $w_text * words * words

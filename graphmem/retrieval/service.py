@@ -41,7 +41,7 @@ from graphmem.retrieval.types import (
     SearchResult,
 )
 from graphmem.retrieval.walk import WalkLimits, expand
-from graphmem.retrieval.wordmatch import query_words
+from graphmem.retrieval.wordmatch import WORD_BREAKS, needles, query_words
 from graphmem.store import Store
 from graphmem.store.store import FULLTEXT_INDEX, VECTOR_INDEX
 
@@ -186,7 +186,8 @@ class RetrievalService:
             length_cap=self.weights.length_cap, chars_per_word=CHARS_PER_WORD, cjk_weight=CJK_WEIGHT,
             w_graph=self.weights.graph,
             w_time=self.weights.time,
-            w_entity=self.weights.entity, query_entities=list(asked.entities), query_words=list(asked.words),
+            w_entity=self.weights.entity, query_entities=list(asked.entities),
+            query_words=list(needles(asked.words)), word_breaks=list(WORD_BREAKS),
             time_from=asked.when.start if asked.when else None, time_to=asked.when.end if asked.when else None,
             w_recency=self.weights.recency, w_frequency=self.weights.frequency, w_confidence=self.weights.confidence,
             half_life_days=self.weights.half_life_days, frequency_cap=self.weights.frequency_cap,

@@ -2,8 +2,9 @@
 
 The query's content words (``textquery.content_words``: no function words or auxiliaries; a Chinese run as its
 particle-free bigrams) are lowercased and lightly stemmed (a possessive dropped, one of -ing, -ed, -es, -s cut when
-three letters stay), and a memory contains a word when its lowercased content holds it as a substring ("lesson" in
-"Lessons", "jog" in "jogging"). Cypher computes the same with ``toLower`` and ``CONTAINS`` (``retrieval/search``).
+three letters stay), and a memory contains a word when its lowercased content holds it at the start of a word
+("lesson" in "Lessons", "jogg" in "jogging", not "live" in "deliveries"); a Chinese bigram anywhere. Cypher
+computes the same with ``toLower``, ``replace`` and ``CONTAINS`` (``retrieval/search``).
 
 Why the share of words, not the full-text score: a BM25 score over the best seed's gives a memory that shares one
 common word with the query ("takes" in "... will take place in Lisbon") 1.0 whenever nothing matches better, and
@@ -14,10 +15,12 @@ LoCoMo (leave-one-conversation-out, benchmarks/results/fit_ranking-both.json) it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from graphmem.retrieval.textquery import content_words
 
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")  # as textquery's: a Chinese piece
 _SUFFIXES = ("ing", "ed", "es", "s")
 _MIN_STEM = 3
 
@@ -36,13 +39,26 @@ def query_words(query: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for w in (stem(t) for t in content_words(query)) if w))
 
 
+WORD_BREAKS = ("\n", "\t", "\r", '"', "'", "(", "[", "/", "-", "\u2018", "\u201c")
+"""Characters that may stand before a word besides a space: read as spaces before matching."""
+
+
+def needles(words: Sequence[str]) -> tuple[str, ...]:
+    """What ``coverage`` looks for: a word at the start of a word (" " + word: "live" is not in "deliveries"), a
+    Chinese bigram anywhere (Chinese has no spaces)."""
+    return tuple(w if _CJK.match(w) else " " + w for w in words)
+
+
 def coverage(content: str | None, words: Sequence[str]) -> float:
-    """(share of ``words`` that the lowercased ``content`` holds) squared; 0 without words or content."""
+    """(share of ``words`` that the lowercased ``content`` holds at a word start) squared; 0 without words or
+    content."""
     if not words or not content:
         return 0.0
-    text = content.lower()
-    share = sum(1 for w in words if w in text) / len(words)
+    text = " " + content.lower()
+    for ch in WORD_BREAKS:
+        text = text.replace(ch, " ")
+    share = sum(1 for n in needles(words) if n in text) / len(words)
     return share * share
 
 
-__all__ = ["coverage", "query_words", "stem"]
+__all__ = ["WORD_BREAKS", "coverage", "needles", "query_words", "stem"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.retrieval.wordmatch import coverage, query_words, stem
+from graphmem.retrieval.wordmatch import coverage, needles, query_words, stem
 
 
 @pytest.mark.parametrize(("word", "stemmed"), [
@@ -32,6 +32,15 @@ def test_coverage_is_the_squared_share_of_the_words_the_content_holds() -> None:
     assert coverage("The wedding will take place in Lisbon.", words) == pytest.approx(1 / 16)
     assert coverage("She plays the piano; her lessons are on Mondays.", words) == pytest.approx(1 / 4)
     assert coverage("Nothing in common here.", words) == 0.0
+    # at the start of a word only: "live" is not in "deliveries", but it is after a quote, a dash or a line break
+    assert coverage("The user prefers morning deliveries.", query_words("Where does the user live?")) == 0.25
+    assert coverage('She said "lives in Berlin"', ("live",)) == 1.0
+    assert coverage("moved\nlives-in Berlin", ("live",)) == 1.0
+    assert coverage("alive", ("live",)) == 0.0
     assert coverage(None, words) == 0.0
     assert coverage("anything", ()) == 0.0
     assert coverage("小明每周六上午学钢琴", query_words("小明学钢琴")) == pytest.approx((3 / 4) ** 2)
+
+
+def test_needles_put_a_space_before_a_word_and_none_before_a_chinese_bigram() -> None:
+    assert needles(("user", "钢琴")) == (" user", "钢琴")
