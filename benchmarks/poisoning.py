@@ -46,7 +46,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks.ingest import _exit_on_signal, portable, throwaway_neo4j
+from benchmarks.harness import _exit_on_signal, portable, throwaway_neo4j
 from benchmarks.poisoning_attacks import ATTACKS, CHAT_TRUST, TRIGGER, WRITER, Poison, drafts, poison_sample
 from graphmem.config import Settings
 from graphmem.embed import Embedder, embedding_dimension, make_embedder

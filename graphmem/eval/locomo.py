@@ -5,6 +5,9 @@ What a memory reaches is read from the graph (its ``DERIVED_FROM`` turns, ``cyph
 turn ids are mapped back to dia ids with the sample's import plan. Categories 1-4 make the main table
 (``"all"``); category 5 (adversarial) is reported apart. Evidence ids that name no turn are counted and listed;
 questions left without valid evidence are excluded from the scores and counted.
+
+The modes are in ``locomo_modes``, the questions in ``locomo_questions``, the import and the searches in
+``locomo_run``; this module puts them together, and re-exports their names.
 """
 
 from __future__ import annotations
@@ -12,217 +15,47 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import ValidationError
 from graphmem.eval.corpus import DEFAULT_CORPUS, corpus_namespace, corpus_plan, eval_namespace
-from graphmem.eval.metrics import QuestionScore, Reach, by_category, latency_summary, score_question, split_known
+from graphmem.eval.locomo_modes import (
+    ALL_CHANNELS,
+    DEFAULT_CHANNELS,
+    DEFAULT_MODES,
+    MODES,
+    Mode,
+    check_ks,
+    check_modes,
+    split_modes,
+)
+from graphmem.eval.locomo_questions import Question, prepare_questions, restrict_sample, select_samples, turn_dia_ids
+from graphmem.eval.locomo_run import (
+    ModeRun,
+    Progress,
+    Retriever,
+    Usage,
+    ensure_imported,
+    load_reach,
+    run_questions,
+)
+from graphmem.eval.metrics import QuestionScore, Reach, by_category, latency_summary, score_question
 from graphmem.eval.reflection import AfterImport, reflection_hook, reflects, require_llm
 from graphmem.importers.locomo import LocomoSample, load_locomo
-from graphmem.importers.plan import ImportPlan
-from graphmem.importers.runner import run_plan
-from graphmem.models import MemoryKind
 from graphmem.retrieval.formula import FormulaWeights
-from graphmem.retrieval.types import Channel, RerankMode, SearchOptions, SearchResponse, SummaryMode
+from graphmem.retrieval.types import RerankMode
 from graphmem.service import MemoryService
-from graphmem.store import Step, Store
+from graphmem.store import Step
 
 if TYPE_CHECKING:
     from graphmem.llm import LLMClient
 
 MAIN_CATEGORIES = (1, 2, 3, 4)
-DEFAULT_CHANNELS: tuple[Channel, ...] = SearchOptions.model_fields["channels"].default
-"""The seed channels a search uses by default (vector and full text): the modes measure the defaults."""
-ALL_CHANNELS = tuple(Channel)
-Progress = Callable[[int], object]
-
-
-@dataclass(frozen=True)
-class Mode:
-    """One search configuration under test."""
-
-    channels: tuple[Channel, ...]
-    hops: int
-    rerank: RerankMode
-    summaries: SummaryMode = SummaryMode.LEAD
-
-    def options(self, namespace: str, k: int) -> SearchOptions:
-        return SearchOptions(namespaces=(namespace,), k=k, channels=self.channels, hops=self.hops,
-                             rerank=self.rerank, summaries=self.summaries)
-
-
-MODES: dict[str, Mode] = {
-    "vector": Mode((Channel.VECTOR,), 0, RerankMode.NONE),
-    "fused": Mode(DEFAULT_CHANNELS, 0, RerankMode.NONE),
-    "expanded": Mode(DEFAULT_CHANNELS, 1, RerankMode.NONE),
-    "formula": Mode(DEFAULT_CHANNELS, 1, RerankMode.FORMULA),
-    "llm": Mode(DEFAULT_CHANNELS, 1, RerankMode.LLM),
-    # not run by default: the formula search with the recency and popularity seeds too (--modes all-channels)
-    "all-channels": Mode(ALL_CHANNELS, 1, RerankMode.FORMULA),
-    # nor this: the formula search without the descent from the task summaries (they are not returned either)
-    "no-descent": Mode(DEFAULT_CHANNELS, 1, RerankMode.FORMULA, SummaryMode.HIDE),
-}
-DEFAULT_MODES = ("vector", "fused", "expanded", "formula", "llm")
-
-
-class Retriever(Protocol):
-    async def search(self, query: str, options: SearchOptions) -> SearchResponse: ...
-
-
-class Usage(Protocol):
-    """What production does after a search (``RetrievalService.recorder``): the access counts it records."""
-
-    async def flush(self) -> int: ...
-
-
-# --- preparing the questions -----------------------------------------------------------------------------
-
-
-def restrict_sample(sample: LocomoSample, sessions: int) -> LocomoSample:
-    """``sample`` cut to its first ``sessions`` sessions, keeping only the questions whose evidence all lies in
-    them (questions without any evidence id are dropped too)."""
-    if sessions < 1:
-        raise ValidationError(f"sessions must be at least 1, got {sessions}", field="sessions")
-    kept = sample.sessions[:sessions]
-    known = {t.dia_id for s in kept for t in s.turns}
-    questions = tuple(q for q in sample.questions if q.evidence and all(e in known for e in q.evidence))
-    return dataclasses.replace(sample, sessions=kept, questions=questions)
-
-
-def turn_dia_ids(plan: ImportPlan) -> dict[str, str]:
-    """Turn id -> dia id, from the plan's turn memories (each derives from exactly its own turn)."""
-    return {m.derived_from[0]: m.metadata["dia_id"] for m in plan.memories
-            if m.kind is MemoryKind.EPISODIC and m.derived_from and "dia_id" in m.metadata}
-
-
-@dataclass(frozen=True)
-class Question:
-    sample: str
-    index: int
-    """0-based position in the sample's ``qa`` list (after any restriction)."""
-    text: str
-    category: int
-    gold: tuple[str, ...]
-    """The evidence dia ids that name a turn of the sample."""
-    unmatched: tuple[str, ...]
-
-
-def prepare_questions(sample: LocomoSample) -> list[Question]:
-    known = {t.dia_id for t in sample.turns}
-    out: list[Question] = []
-    for i, q in enumerate(sample.questions):
-        ev = split_known(q.evidence, known, q.malformed_evidence)
-        out.append(Question(sample.sample_id, i, q.question, q.category, ev.valid, ev.unmatched))
-    return out
-
-
-def select_samples(all_samples: Sequence[LocomoSample], wanted: Iterable[str] | None) -> list[LocomoSample]:
-    if not wanted:
-        return list(all_samples)
-    ids = list(dict.fromkeys(wanted))
-    by_id = {s.sample_id: s for s in all_samples}
-    missing = [s for s in ids if s not in by_id]
-    if missing:
-        raise ValidationError(f"unknown sample ids {missing}; the file has {sorted(by_id)}", field="sample")
-    return [by_id[s] for s in ids]
-
-
-def check_modes(modes: Iterable[str]) -> list[str]:
-    chosen = list(dict.fromkeys(modes))
-    unknown = [m for m in chosen if m not in MODES]
-    if unknown or not chosen:
-        raise ValidationError(f"unknown or no modes {unknown}; choose from {list(MODES)}", field="modes")
-    return chosen
-
-
-def split_modes(modes: Iterable[str], *, llm_configured: bool) -> tuple[list[str], dict[str, str]]:
-    """``(modes to run, {skipped mode: why})``: the ``llm`` mode needs an LLM."""
-    chosen = check_modes(modes)
-    skipped = {m: "no LLM configured" for m in chosen if MODES[m].rerank is RerankMode.LLM and not llm_configured}
-    return [m for m in chosen if m not in skipped], skipped
-
-
-def check_ks(ks: Iterable[int]) -> list[int]:
-    out = sorted(set(ks))
-    if not out or out[0] < 1 or out[-1] > 200:
-        raise ValidationError(f"ks must be within 1..200, got {list(ks)}", field="ks")
-    return out
-
-
-# --- the database side -----------------------------------------------------------------------------------
-
-
-async def ensure_imported(service: MemoryService, plan: ImportPlan, *, reimport: bool) -> dict[str, Any]:
-    """Run the plan unless (``reimport`` False and) every draft id is already accounted for in the graph."""
-    if not reimport:
-        (row,) = await service.store.read("eval/written_ids", namespace=plan.namespace)
-        missing = {m.id for m in plan.memories} - set(row["ids"])
-        if not missing:
-            return {"namespace": plan.namespace, "imported": False, "line": f"{plan.namespace}: already imported"}
-    report = await run_plan(service, plan)
-    return {"namespace": plan.namespace, "imported": True, "line": report.line(), "seconds": report.seconds}
-
-
-async def load_reach(store: Store, namespace: str, memory_ids: Iterable[str], turn_dia: dict[str, str],
-                     *, chunk: int = 2000) -> dict[str, tuple[str, ...]]:
-    """memory id -> dia ids it reaches, read from the graph (turns unknown to ``turn_dia`` are ignored)."""
-    ids = sorted(set(memory_ids))
-    out: dict[str, tuple[str, ...]] = {}
-    for start in range(0, len(ids), chunk):
-        rows = await store.read("eval/memory_evidence", ids=ids[start:start + chunk], namespaces=[namespace])
-        for r in rows:
-            out[r["id"]] = tuple(sorted({turn_dia[t] for t in r["turns"] if t in turn_dia}))
-    return out
-
-
-# --- running ---------------------------------------------------------------------------------------------
-
-
-@dataclass
-class ModeRun:
-    """What one mode collected over all samples."""
-
-    scores: list[QuestionScore] = dataclasses.field(default_factory=list)
-    by_sample: dict[str, list[QuestionScore]] = dataclasses.field(default_factory=dict)
-    timings: dict[str, list[float]] = dataclasses.field(default_factory=lambda: defaultdict(list))
-    rerank_used: Counter[str] = dataclasses.field(default_factory=Counter)
-    fallbacks: Counter[str] = dataclasses.field(default_factory=Counter)
-    cached: int = 0
-
-
-async def run_questions(
-    retriever: Retriever, questions: Sequence[Question], namespace: str, mode: Mode, k: int,
-    run: ModeRun, progress: Progress | None = None, usage: Usage | None = None,
-) -> dict[int, list[str]]:
-    """Search every question in order (sequentially, so the timings are not contended); question index -> ranked
-    ids. With ``usage``, the access counts a search recorded are written before the next question, as a service
-    in use for weeks would have them."""
-    ranked: dict[int, list[str]] = {}
-    options = mode.options(namespace, k)
-    for q in questions:
-        started = time.perf_counter()
-        response = await retriever.search(q.text, options)
-        run.timings["wall"].append((time.perf_counter() - started) * 1000.0)
-        if response.cached:  # a repeated question: its stage timings are those of the first search
-            run.cached += 1
-        else:
-            for stage, ms in response.timings_ms.items():
-                run.timings[stage].append(ms)
-        run.rerank_used[response.rerank.value] += 1
-        if response.fallback_reason:
-            run.fallbacks[response.fallback_reason] += 1
-        ranked[q.index] = [r.memory.id for r in response.results]
-        if usage is not None:
-            await usage.flush()
-        if progress:
-            progress(1)
-    return ranked
 
 
 def _clean(value: Any) -> Any:
@@ -391,18 +224,30 @@ def count_searches(data_path: str | Path, samples: Iterable[str] | None, modes: 
 
 
 __all__ = [
+    "ALL_CHANNELS",
+    "DEFAULT_CHANNELS",
     "DEFAULT_MODES",
     "MAIN_CATEGORIES",
     "MODES",
     "Mode",
+    "ModeRun",
+    "Progress",
     "Question",
     "Retriever",
+    "Usage",
+    "check_ks",
+    "check_modes",
     "count_searches",
+    "ensure_imported",
     "eval_namespace",
     "evaluate",
     "evaluate_samples",
     "llm_configured",
+    "load_reach",
+    "prepare_questions",
     "restrict_sample",
+    "run_questions",
+    "select_samples",
     "split_modes",
     "turn_dia_ids",
 ]

@@ -27,7 +27,7 @@ import yaml
 from graphmem.config import Settings
 from graphmem.neo4j_local.tools import free_port
 from tests.integration.serve_support import start, stop, wait_ready
-from tests.unit.test_compose import _dockerfile_instructions, command_words, service_environment
+from tests.unit.compose_support import _dockerfile_instructions, command_words, service_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = ROOT / "docker-compose.yml"
