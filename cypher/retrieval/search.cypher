@@ -10,12 +10,13 @@
 //   $fulltext_limit;
 //   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $via_max_degree, $types,
 //   $type_weights (map type -> weight), $decay, $beta, $expand_limit; the ranking's $rerank, $w_similarity,
-//   $w_fused, $w_text with $query_words and $word_breaks, $w_length with $length_cap, $chars_per_word and $cjk_weight, $w_graph,
+//   $w_fused, $w_text with $query_words and $word_breaks, $w_length with $length_cap, $chars_per_word and $cjk_weight,
+//   $w_question, $w_graph,
 //   $w_entity with $query_entities, $w_time with $time_from and $time_to (the query's time range, or nulls), $w_recency,
 //   $w_frequency, $w_confidence, $half_life_days, $frequency_cap, $default_confidence, $keep; and the
 //   common filters $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
 // Returns ONE row: vector_seen and fulltext_seen (rows each index gave), vector_kept and fulltext_kept (how many
-// of them passed the filters), seeds (every seed: {id, hits: per channel {channel, score, rank}}), candidates: the
+// of them passed the filters), word_weights (each of $query_words' weight among the candidates: see Ranking), seeds (every seed: {id, hits: per channel {channel, score, rank}}), candidates: the
 // $keep best (see Ranking), best first, as maps
 // {memory (as in retrieval/candidates), score (cosine as (1 + cos) / 2, or null; a vector seed's is the index's),
 // seed_cosine (the cosine of the seed its path starts from, or null), fused (the seed's fused activation, the best
@@ -194,11 +195,13 @@ CALL (seeds, hop1, hop2) {
 // (null: all). The client scores those again; this only decides which it gets. A candidate's similarity is the
 // larger of its cosine and its seed's cosine times each edge's type and edge weight on its path (not below 0);
 // $rerank 'none' ranks by fused + received, any other mode by the formula (graphmem.retrieval.formula: weights
-// $w_*, received capped at 1, the text term the squared share of $query_words (wordmatch.needles: the query's
-// stemmed content words after a space, Chinese bigrams as they are) its lowercased content holds (with a space
-// before it, and each of $word_breaks read as a space), the length term log(1 + chars / $chars_per_word) /
+// $w_*, received capped at 1, the text term the squared weighted share of $query_words (wordmatch.needles: the
+// query's stemmed content words after a space, Chinese bigrams as they are) its lowercased content holds (with a
+// space before it, and each of $word_breaks read as a space), each word weighing ln(1 + N / (1 + n)) among the N
+// candidates, n of which hold it (wordmatch.word_weights; returned as word_weights), the length term log(1 + chars / $chars_per_word) /
 // log(1 + $length_cap / $chars_per_word), 1 from $length_cap on (chars: a kana, CJK or Hangul character counts
-// $cjk_weight, as formula.weighted_length), the entity term the share of $query_entities (names found in the
+// $cjk_weight, as formula.weighted_length), $w_question taken off a memory whose content ends with a question mark
+// (formula.asks), the entity term the share of $query_entities (names found in the
 // query, lowercase) the memory is ABOUT, the time term for a memory created in [$time_from, $time_to), $half_life_days,
 // $frequency_cap; a null confidence counts as $default_confidence, a null created_at as now), times the memory's
 // trust (its writer's, graphmem.security.tokens; null counts as 1). A memory trusted below $min_trust is no
@@ -208,14 +211,20 @@ CALL (picked) {
   WITH c, coalesce([h IN c.hits WHERE h.channel = 'vector'][0].score,
                    CASE WHEN c.m.embedding IS NULL THEN null ELSE vector.similarity.cosine(c.m.embedding, $embedding) END)
           AS score
-  WITH collect({c: c, score: score, cos: CASE WHEN score IS NULL THEN 0.0 ELSE 2.0 * score - 1.0 END}) AS all
-  UNWIND all AS x
-  WITH all, x WHERE coalesce(x.c.m.trust, 1.0) >= $min_trust
-  WITH all, x, CASE WHEN x.c.way IS NULL THEN null ELSE [y IN all WHERE y.c.m = x.c.way.seed][0].cos END AS seed_cos
-  WITH x, seed_cos, CASE WHEN seed_cos IS NULL THEN 0.0 ELSE seed_cos * reduce(p = 1.0, r IN x.c.way.rels |
+  WITH collect({c: c, score: score, cos: CASE WHEN score IS NULL THEN 0.0 ELSE 2.0 * score - 1.0 END,
+                t: CASE WHEN size($query_words) = 0 THEN '' ELSE reduce(t = ' ' + toLower(coalesce(c.m.content, '')),
+                                                                     b IN $word_breaks | replace(t, b, ' ')) END})
+       AS pool
+  WITH pool, [w IN $query_words | log(1.0 + toFloat(size(pool)) / (1 + size([y IN pool WHERE y.t CONTAINS w])))] AS idf
+  WITH pool, idf, reduce(s = 0.0, v IN idf | s + v) AS idf_total
+  UNWIND pool AS x
+  WITH pool, idf, idf_total, x WHERE coalesce(x.c.m.trust, 1.0) >= $min_trust
+  WITH pool, idf, idf_total, x,
+       CASE WHEN x.c.way IS NULL THEN null ELSE [y IN pool WHERE y.c.m = x.c.way.seed][0].cos END AS seed_cos
+  WITH idf, idf_total, x, seed_cos, CASE WHEN seed_cos IS NULL THEN 0.0 ELSE seed_cos * reduce(p = 1.0, r IN x.c.way.rels |
          p * coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0)) END AS inherited,
        coalesce($as_of, $now) AS at, x.c.m AS node
-  WITH x, seed_cos, reduce(hi = 0.0, v IN [x.cos, inherited] | CASE WHEN v > hi THEN v ELSE hi END) AS similarity,
+  WITH idf, x, seed_cos, reduce(hi = 0.0, v IN [x.cos, inherited] | CASE WHEN v > hi THEN v ELSE hi END) AS similarity,
        CASE WHEN x.c.m.created_at IS NULL OR x.c.m.created_at >= at THEN null
             ELSE duration.inSeconds(x.c.m.created_at, at) END AS age,
        log(1.0 + CASE WHEN coalesce(x.c.m.access_count, 0) > 0 THEN x.c.m.access_count ELSE 0 END)
@@ -225,14 +234,15 @@ CALL (picked) {
        size(coalesce(x.c.m.content, '')) + ($cjk_weight - 1) * size([ch IN split(coalesce(x.c.m.content, ''), '')
          WHERE (ch >= '\u3040' AND ch <= '\u9fff') OR (ch >= '\uac00' AND ch <= '\ud7af')
             OR (ch >= '\uf900' AND ch <= '\ufaff')]) AS chars,
-       CASE WHEN size($query_words) = 0 THEN 0.0 ELSE toFloat(size([w IN $query_words
-         WHERE reduce(t = ' ' + toLower(coalesce(x.c.m.content, '')), b IN $word_breaks | replace(t, b, ' '))
-               CONTAINS w])) / size($query_words) END AS words
-  WITH x, seed_cos, entity_hits, CASE $rerank WHEN 'none' THEN x.c.fused + x.c.received
+       CASE WHEN idf_total > 0 THEN reduce(s = 0.0, i IN range(0, size($query_words) - 1) |
+         s + CASE WHEN x.t CONTAINS $query_words[i] THEN idf[i] ELSE 0.0 END) / idf_total ELSE 0.0 END AS words
+  WITH idf, x, seed_cos, entity_hits, CASE $rerank WHEN 'none' THEN x.c.fused + x.c.received
        ELSE ($w_similarity * similarity + $w_fused * x.c.fused
             + $w_text * words * words
             + $w_length * CASE WHEN chars >= $length_cap THEN 1.0
                                ELSE log(1.0 + chars / $chars_per_word) / log(1.0 + $length_cap / $chars_per_word) END
+            - $w_question * CASE WHEN rtrim(coalesce(x.c.m.content, '')) ENDS WITH '?'
+                                    OR rtrim(coalesce(x.c.m.content, '')) ENDS WITH '\uff1f' THEN 1.0 ELSE 0.0 END
             + $w_entity * CASE WHEN size($query_entities) = 0 THEN 0.0
                                ELSE toFloat(entity_hits) / size($query_entities) END
             + $w_graph * CASE WHEN x.c.received > 1.0 THEN 1.0 ELSE x.c.received END
@@ -245,13 +255,14 @@ CALL (picked) {
        END AS base
   ORDER BY round(base, 6) DESC, x.c.m.id
   LIMIT coalesce($keep, 1000000000)
-  WITH x, seed_cos, entity_hits, x.c.m AS node
-  RETURN collect(x {.*, seed_cos: seed_cos, entity_hits: entity_hits,
+  WITH idf, x, seed_cos, entity_hits, x.c.m AS node
+  RETURN collect(idf)[0] AS word_weights, collect(x {.c, .score, seed_cos: seed_cos, entity_hits: entity_hits,
                     before: [(node)-[:FOLLOWS]->(p:Memory) | p.id][0], after: [(n:Memory)-[:FOLLOWS]->(node) | n.id][0],
                     turns: [(node)-[:DERIVED_FROM]->(t:Turn) | t.id],
                     task: [(node)-[:FROM_TASK]->(t:Task) | t.id][0], summary: node:Summary}) AS ranked
 }
-RETURN vector_seen, vector_kept, fulltext_seen, fulltext_kept, [x IN ranked | {
+RETURN vector_seen, vector_kept, fulltext_seen, fulltext_kept, coalesce(word_weights, []) AS word_weights,
+       [x IN ranked | {
   memory: {id: x.c.m.id, namespace: x.c.m.namespace, kind: x.c.m.kind, content: x.c.m.content,
            confidence: x.c.m.confidence, importance: x.c.m.importance, access_count: x.c.m.access_count,
            status: x.c.m.status, tags: x.c.m.tags, source: x.c.m.source, sources: x.c.m.sources,

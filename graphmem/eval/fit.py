@@ -43,6 +43,8 @@ class PoolItem:
     """``wordmatch.coverage`` of its content by the query's words."""
     length: float = 0.0
     """``formula.length_prior`` of its content."""
+    asking: bool = False
+    """``formula.asks`` of its content."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ def base_score(item: PoolItem, w: FormulaWeights) -> float:
     every memory is years old, unused, of the same confidence)."""
     return (w.similarity * item.similarity + w.fused * item.fused + w.text * item.text + w.length * item.length
             + w.graph * min(max(item.received, 0.0), 1.0)
+            - w.question * (1.0 if item.asking else 0.0)
             + w.time * (1.0 if item.in_time else 0.0) + w.entity * item.entity)
 
 
@@ -99,7 +102,7 @@ def mean_recall(questions: Iterable[PoolQuestion], w: FormulaWeights, reach: Rea
     return fmean(values) if values else 0.0
 
 
-FITTED = ("fused", "text", "length", "graph", "time", "entity", "before", "after", "task")
+FITTED = ("fused", "text", "length", "question", "graph", "time", "entity", "before", "after", "task")
 """The weights fitted (similarity stays the scale; recency, frequency and confidence do not vary on LoCoMo)."""
 
 

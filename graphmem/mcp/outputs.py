@@ -96,6 +96,7 @@ class ScoreParts(Out):
     entity: float
     text: float = Field(default=0.0, description="Squared share of the query's content words it contains.")
     length: float = Field(default=0.0, description="The formula's length prior (short replies say little).")
+    question: bool = Field(default=False, description="It asks rather than tells: the question term was taken off.")
     context: float
     in_time_range: bool
     covered_by: str | None
@@ -108,7 +109,7 @@ class ScoreParts(Out):
     def of(cls, p: rtypes.ScoreParts) -> ScoreParts:
         return cls(channels=dict(p.channels), ranks=dict(p.ranks), fused=p.fused, expansion=p.expansion,
                    similarity=p.similarity, recency=p.recency, frequency=p.frequency, confidence=p.confidence,
-                   entity=p.entity, text=p.text, length=p.length, context=p.context,
+                   entity=p.entity, text=p.text, length=p.length, question=p.question, context=p.context,
                    in_time_range=p.in_time_range, covered_by=p.covered_by,
                    dissent=p.dissent, lesson=p.lesson, trust=p.trust, rerank=p.rerank)
 

@@ -1,18 +1,20 @@
 """The formula reranker (pure): what the seeds and the graph found, and the memory's own signals.
 
 score = similarity * cosine (or what the path passed down) + fused * the seed channels' fused activation
-        + text * (share of the query's content words it contains) ^ 2 (``retrieval.wordmatch``)
+        + text * (share of the query's content words it contains, each weighed by how few candidates hold it) ^ 2
+          (``retrieval.wordmatch``)
         + length * min(log(1 + characters / 5) / log(1 + length_cap / 5), 1) (a short "See you later!" says little;
           a kana, CJK or Hangul character counts ``CJK_WEIGHT``)
+        - question * (it asks rather than tells: its content ends with a question mark, ``asks``)
         + graph * the activation that came over edges (capped at 1) + time * (created inside the query's time range)
         + entity * (share of the query's entities it is ABOUT)
         + recency * exp time decay + frequency * log access count + confidence * confidence;
 then the context stage (``retrieval.context``): + before/after * the score of its FOLLOWS neighbours
         + task * the best score of the other candidates of its task.
-The weights of the relevance and context terms (fused, text, length, graph, time, entity, before, after, task;
+The weights of the relevance and context terms (fused, text, length, question, graph, time, entity, before, after, task;
 similarity is the scale) are fitted by leave-one-conversation-out cross-validation on the LoCoMo dev split, both
 corpora pooled (``python -m benchmarks.fit_ranking --corpus both``, ``benchmarks/results/fit_ranking-both.json``:
-held-out recall@10 .738 against .578 for the formula before them); the defaults are the weights fitted on all five
+held-out recall@10 .760 against .575 for the formula before them); the defaults are the weights fitted on all five
 conversations. They hold the bilingual set too (``tests/integration/test_bilingual.py``; the fit saw English only).
 """
 
@@ -28,17 +30,20 @@ class FormulaWeights(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     similarity: float = Field(default=0.6, ge=0)
-    fused: float = Field(default=0.1, ge=0)
+    fused: float = Field(default=0.3, ge=0)
     """The seed channels' fused activation (the best seed 1.0; 0 for a memory found over edges only)."""
-    text: float = Field(default=1.3, ge=0)
-    """Times the squared share of the query's content words that the memory contains (``wordmatch.coverage``): how
-    well its words match, which the fused term's ranks do not say, for every candidate (one found over edges
-    too)."""
+    text: float = Field(default=2.0, ge=0)
+    """Times the squared share of the query's content words that the memory contains, each word weighed by its
+    inverse frequency among the search's candidates (``wordmatch.coverage``, ``wordmatch.word_weights``): how well
+    its words match, which the fused term's ranks do not say, for every candidate (one found over edges too)."""
     length: float = Field(default=0.4, ge=0)
     """Times ``length_prior``: a memory with more to say is more likely the one that answers (the cosine of a
     short turn such as "Sure thing Nate! See you later!" to a question naming Nate is high, its use low)."""
     length_cap: int = Field(default=200, ge=1)
     """Weighted characters (``weighted_length``) at or above which ``length_prior`` is 1: about 40 English words."""
+    question: float = Field(default=0.1, ge=0)
+    """Taken off a memory that asks rather than tells (``asks``: "Have you been to the lake?" holds the question's
+    words, not an answer). A quarter of LoCoMo's turns end with a question mark, an eighth of the evidence turns."""
     graph: float = Field(default=0.2, ge=0)
     """Activation received over edges (FOLLOWS, SIMILAR_TO, shared entities, provenance), capped at 1."""
     time: float = Field(default=0.4, ge=0)
@@ -49,7 +54,7 @@ class FormulaWeights(BaseModel):
     """Context stage: times the score of the memory this one FOLLOWS, when that one is a candidate too."""
     after: float = Field(default=0.1, ge=0)
     """Context stage: times the score of the memory that FOLLOWS this one, when that one is a candidate too."""
-    task: float = Field(default=0.2, ge=0)
+    task: float = Field(default=0.1, ge=0)
     """Context stage: times the best score of the other candidates from the same task (its session matched)."""
     summary: float = Field(default=0.0, ge=0)
     """Context stage: times the score of its task's summary, when that summary is a candidate (``retrieval.descend``;
@@ -103,15 +108,26 @@ def length_prior(content: str | None, cap: int) -> float:
     return min(math.log1p(weighted_length(content) / CHARS_PER_WORD) / math.log1p(cap / CHARS_PER_WORD), 1.0)
 
 
+QUESTION_MARKS = ("?", "\uff1f")
+"""An ASCII and a full-width question mark (Chinese)."""
+
+
+def asks(content: str | None) -> bool:
+    """Whether the content ends with a question mark (trailing blanks aside): the memory asks rather than tells."""
+    return (content or "").rstrip().endswith(QUESTION_MARKS)
+
+
 def formula_score(similarity: float, created: datetime, access_count: int, confidence: float, now: datetime,
                   w: FormulaWeights, *, fused: float = 0.0, received: float = 0.0,
                   in_time: bool = False, entity: float = 0.0, text: float = 0.0,
-                  length: float = 0.0) -> tuple[float, float, float]:
+                  length: float = 0.0, asking: bool = False) -> tuple[float, float, float]:
     """(score, recency part, frequency part); similarity, fused, entity (a share), text (``wordmatch.coverage``), length
-    (``length_prior``) and confidence enter as they are, received capped at 1, in_time as 0 or 1."""
+    (``length_prior``) and confidence enter as they are, received capped at 1, in_time and asking (``asks``) as 0 or
+    1."""
     rec = recency(created, now, w.half_life_days)
     freq = frequency(access_count, w.frequency_cap)
     total = (w.similarity * similarity + w.fused * fused + w.text * text + w.length * length
+             - w.question * (1.0 if asking else 0.0)
              + w.graph * min(max(received, 0.0), 1.0)
              + w.time * (1.0 if in_time else 0.0) + w.entity * entity
              + w.recency * rec + w.frequency * freq + w.confidence * confidence)

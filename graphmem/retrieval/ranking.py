@@ -12,17 +12,18 @@ candidate at all (it still led to others, as a seed: the statement has walked by
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from graphmem.models import Memory, trust_in
 from graphmem.retrieval.candidates import Candidate, ChannelScores
 from graphmem.retrieval.context import context_bonus, fold_covered
-from graphmem.retrieval.formula import FormulaWeights, formula_score, length_prior
+from graphmem.retrieval.formula import FormulaWeights, asks, formula_score, length_prior
 from graphmem.retrieval.timeparse import TimeRange
 from graphmem.retrieval.types import RerankMode, ScoreParts, SearchOptions, SearchResult, SummaryMode
-from graphmem.retrieval.wordmatch import coverage
+from graphmem.retrieval.wordmatch import held_share, needles, searchable, word_weights
 from graphmem.store.records import memory_from_map
 
 _ACCESS_COUNT = int(Memory.model_fields["access_count"].default)
@@ -52,16 +53,31 @@ class Part(NamedTuple):
     entity: float
     text: float
     length: float
+    asking: bool
 
 
 @dataclass(frozen=True)
 class QueryContext:
     """What the query itself names: a time range, entities (lowercase names, as ``graph.entities`` finds) and its
-    content words (``wordmatch.query_words``, for the text term)."""
+    content words (``wordmatch.query_words``, for the text term), with each word's weight among the candidates
+    (``wordmatch.word_weights``, as the search statement computed them; none: every word weighs 1)."""
 
     when: TimeRange | None = None
     entities: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
+    word_weights: tuple[float, ...] = ()
+
+    @cached_property
+    def needles(self) -> tuple[str, ...]:
+        """The words as the text term looks for them (``wordmatch.needles``), built once per query."""
+        return needles(self.words)
+
+
+def weighed(asked: QueryContext, candidates: Mapping[str, Candidate]) -> QueryContext:
+    """``asked`` with its words weighed among all the ``candidates`` (``wordmatch.word_weights``), as the search
+    statement weighs them among its own."""
+    contents = (c.data.get("content") for c in candidates.values())
+    return replace(asked, word_weights=word_weights(contents, asked.needles))
 
 
 def uses_context(weights: FormulaWeights, rerank: RerankMode) -> bool:
@@ -99,13 +115,14 @@ def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, opt
         sim = similarity(c)
         in_time = query.when is not None and query.when.start <= created_at < query.when.end
         entity = c.entity_hits / n_entities if n_entities else 0.0
-        text = coverage(c.data.get("content"), query.words)
+        text = held_share(searchable(c.data.get("content")), query.needles, query.word_weights)
         length = length_prior(c.data.get("content"), weights.length_cap)
+        asking = asks(c.data.get("content"))
         formula, rec, freq = formula_score(sim, created_at, access_count, confidence, at, weights, fused=c.fused,
                                            received=c.received, in_time=in_time, entity=entity, text=text,
-                                           length=length)
+                                           length=length, asking=asking)
         base[i] = c.fused + c.received if options.rerank is RerankMode.NONE else formula * trusts[i]
-        parts[i] = Part(sim, formula, rec, freq, in_time, entity, text, length)
+        parts[i] = Part(sim, formula, rec, freq, in_time, entity, text, length, asking)
     # the ``keep_for`` best by the formula: what the statement returns (the stepwise path cuts the same way)
     kept = sorted(base, key=lambda i: (-round(base[i], 6), i))[: keep_for(need, weights, options.rerank)]
     base = {i: base[i] for i in kept}
@@ -139,7 +156,7 @@ def is_lesson(c: Candidate, similarity: float) -> bool:
 def result(c: Candidate, score: float, part: Part, context: float,
            covered_by: str | None, channel_scores: ChannelScores, ranks: Mapping[Any, Mapping[str, int]],
            options: SearchOptions, lesson: float = 0.0) -> SearchResult:
-    sim, formula, rec, freq, in_time, entity, text, length = part
+    sim, formula, rec, freq, in_time, entity, text, length, asking = part
     memory = memory_from_map(c.data)
     mid = memory.id
     parts = ScoreParts(
@@ -147,12 +164,12 @@ def result(c: Candidate, score: float, part: Part, context: float,
         ranks={ch.value: r[mid] for ch, r in ranks.items() if mid in r},
         fused=round(c.fused, 6), expansion=round(c.received, 6), similarity=round(sim, 6),
         recency=round(rec, 6), frequency=round(freq, 6), confidence=memory.confidence, in_time_range=in_time,
-        entity=round(entity, 6), text=round(text, 6), length=round(length, 6), context=round(context, 6),
-        covered_by=covered_by, lesson=lesson,
+        entity=round(entity, 6), text=round(text, 6), length=round(length, 6), question=asking,
+        context=round(context, 6), covered_by=covered_by, lesson=lesson,
         trust=trust_in(c.data),
         rerank=round(formula, 6) if options.rerank is not RerankMode.NONE else None,
     )
     return SearchResult(memory=memory, score=score, parts=parts, path=c.path, seed_id=c.seed_id)
 
 
-__all__ = ["CONTEXT_POOL", "QueryContext", "keep_for", "rank", "scoring_fields", "uses_context"]
+__all__ = ["CONTEXT_POOL", "QueryContext", "keep_for", "rank", "scoring_fields", "uses_context", "weighed"]

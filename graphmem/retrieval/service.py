@@ -29,7 +29,7 @@ from graphmem.retrieval.formula import CHARS_PER_WORD, CJK_WEIGHT, FormulaWeight
 from graphmem.retrieval.fusion import RRF_K, fuse
 from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
 from graphmem.retrieval.oversample import MAX_OVERSAMPLE, Oversample
-from graphmem.retrieval.ranking import QueryContext, keep_for, rank
+from graphmem.retrieval.ranking import QueryContext, keep_for, rank, weighed
 from graphmem.retrieval.textquery import fulltext_query
 from graphmem.retrieval.timeparse import parse_time_range
 from graphmem.retrieval.types import (
@@ -41,7 +41,7 @@ from graphmem.retrieval.types import (
     SearchResult,
 )
 from graphmem.retrieval.walk import WalkLimits, expand
-from graphmem.retrieval.wordmatch import WORD_BREAKS, needles, query_words
+from graphmem.retrieval.wordmatch import WORD_BREAKS, query_words
 from graphmem.store import Store
 from graphmem.store.store import FULLTEXT_INDEX, VECTOR_INDEX
 
@@ -140,10 +140,11 @@ class RetrievalService:
         filters = self._filters(options, now)
         asked = self.query_context(query, options.as_of or now)
         if options.hops <= 1 and self.one_statement and options.expansion_mode is ExpansionMode.SPREADING:
-            candidates, channel_scores = await self._graph(query, qvec, options, filters, asked)
+            candidates, channel_scores, asked = await self._graph(query, qvec, options, filters, asked)
             timings["graph"] = (time.perf_counter() - t1) * 1000
         else:
             candidates, channel_scores = await self._stepwise(query, qvec, options, filters, asked, timings)
+            asked = weighed(asked, candidates)
         t2 = time.perf_counter()
         candidates = await descend(self.store, candidates, options, qvec, filters, asked)
         t3 = time.perf_counter()
@@ -159,8 +160,9 @@ class RetrievalService:
 
     async def _graph(self, query: str, qvec: list[float], options: SearchOptions, filters: dict[str, Any],
                      asked: QueryContext | None = None, *,
-                     keep_all: bool = False) -> tuple[dict[str, Candidate], ChannelScores]:
-        """Seeds, fusion, one hop of expansion and the candidates in one statement (``retrieval/search``).
+                     keep_all: bool = False) -> tuple[dict[str, Candidate], ChannelScores, QueryContext]:
+        """Seeds, fusion, one hop of expansion and the candidates in one statement (``retrieval/search``), and
+        ``asked`` with the weights of its words among all the candidates (``wordmatch.word_weights``).
 
         The vector and full-text indexes return the best nodes of ALL namespaces: each is asked for as many rows as
         ``self.oversample`` expects to leave ``seed_k`` after the filters (it learns from every statement); when
@@ -184,10 +186,9 @@ class RetrievalService:
             rerank="none" if options.rerank is RerankMode.NONE else "formula", w_similarity=self.weights.similarity,
             w_fused=self.weights.fused, w_text=self.weights.text, w_length=self.weights.length,
             length_cap=self.weights.length_cap, chars_per_word=CHARS_PER_WORD, cjk_weight=CJK_WEIGHT,
-            w_graph=self.weights.graph,
-            w_time=self.weights.time,
+            w_question=self.weights.question, w_graph=self.weights.graph, w_time=self.weights.time,
             w_entity=self.weights.entity, query_entities=list(asked.entities),
-            query_words=list(needles(asked.words)), word_breaks=list(WORD_BREAKS),
+            query_words=list(asked.needles), word_breaks=list(WORD_BREAKS),
             time_from=asked.when.start if asked.when else None, time_to=asked.when.end if asked.when else None,
             w_recency=self.weights.recency, w_frequency=self.weights.frequency, w_confidence=self.weights.confidence,
             half_life_days=self.weights.half_life_days, frequency_cap=self.weights.frequency_cap,
@@ -206,7 +207,7 @@ class RetrievalService:
             short = [c for c in limits if c in options.channels and len(scores.get(c, {})) < options.seed_k
                      and seen[c] >= limits[c] and limits[c] < MAX_OVERSAMPLE]
             if not short:
-                return candidates, scores
+                return candidates, scores, replace(asked, word_weights=tuple(row["word_weights"]))
             for channel in short:
                 limits[channel] = min(limits[channel] * 4, MAX_OVERSAMPLE)
 
@@ -222,8 +223,9 @@ class RetrievalService:
         filters = self._filters(options, now)
         if options.expansion_mode is ExpansionMode.PPR:
             candidates, scores = await self._stepwise(query, qvec, options, filters, asked, {})
+            asked = weighed(asked, candidates)
         else:
-            candidates, scores = await self._graph(query, qvec, options, filters, asked, keep_all=True)
+            candidates, scores, asked = await self._graph(query, qvec, options, filters, asked, keep_all=True)
         return await descend(self.store, candidates, options, qvec, filters, asked), scores, asked
 
     async def _stepwise(self, query: str, qvec: list[float], options: SearchOptions, filters: dict[str, Any],

@@ -19,16 +19,22 @@ shall should can could may might must get got gets let lets ok okay"""))
 STOP = FUNCTION | _AUX
 _ZH_PARTICLES = frozenset("的了吗呢吧啊呀哦嘛是在和与及或也都就又被把给着过么")
 _TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[^\W_]+(?:['\u2019][^\W_]+)*|\S", re.UNICODE)
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+"""A Chinese character: a word starting with one is a Chinese piece (a bigram, or a character alone)."""
+
+
+def bare(word: str) -> str:
+    """Lowercase, without a possessive ("Caroline's" -> "caroline"): a word as the index and the text term see it."""
+    return word.lower().replace("\u2019", "'").split("'")[0]
 
 
 def content_words(text: str) -> list[str]:
     """The query's tokens without stop words, in order; CJK runs split into their particle-free bigrams."""
     out: list[str] = []
     for token in _TOKEN.findall(text):
-        if _CJK.match(token):
+        if CJK.match(token):
             out.extend(_zh_pieces(token))
-        elif token[0].isalnum() and token.lower().replace("\u2019", "'").split("'")[0] not in STOP:
+        elif token[0].isalnum() and bare(token) not in STOP:
             out.append(token)
     return out
 
@@ -50,10 +56,6 @@ PAIR_WORDS = 8
 """The pairs are built from the first this many words (28 pairs)."""
 
 
-def _term(part: str) -> str:
-    return part.lower().replace("\u2019", "'").split("'")[0]
-
-
 def fulltext_query(text: str) -> str | None:
     """The escaped Lucene query for ``text`` (any two of its content words from ``MIN_MATCH_FROM`` words on, else
     any one), or None when nothing in it is worth matching."""
@@ -61,12 +63,12 @@ def fulltext_query(text: str) -> str | None:
     if not words:
         return None
     # CJK pieces are whole bigrams already: quote them so the single-character index matches them as phrases.
-    parts = [f'"{w}"' if _CJK.match(w) and len(w) > 1 else lucene_escape(w) for w in words]
+    parts = [f'"{w}"' if CJK.match(w) and len(w) > 1 else lucene_escape(w) for w in words]
     # distinct as the index sees them (lowercase, no possessive), each in its first spelling
     first: dict[str, str] = {}
     for part in parts:
         if part.strip():
-            first.setdefault(_term(part), part)
+            first.setdefault(bare(part), part)
     parts = list(first.values())
     if len(parts) >= MIN_MATCH_FROM:  # any two of them: (a AND b) OR (a AND c) ...
         return " OR ".join(f"({a} AND {b})" for a, b in combinations(parts[:PAIR_WORDS], 2))

@@ -124,6 +124,9 @@ class ScoreParts(BaseModel):
     """The squared share of the query's content words that it contains (``retrieval.wordmatch``)."""
     length: float = 0.0
     """The formula's length prior (``formula.length_prior``: 1 from ``length_cap`` characters on)."""
+    question: bool = False
+    """It asks rather than tells (its content ends with a question mark, ``formula.asks``): the formula's question
+    term was taken off."""
     context: float = 0.0
     """What its FOLLOWS neighbours among the candidates added (the turn before or after it matched)."""
     covered_by: str | None = None

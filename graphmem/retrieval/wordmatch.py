@@ -1,4 +1,4 @@
-"""The formula's text term (pure): the share of the query's content words a memory contains, squared.
+"""The formula's text term (pure): how much of the query's content words a memory contains, squared.
 
 The query's content words (``textquery.content_words``: no function words or auxiliaries; a Chinese run as its
 particle-free bigrams) are lowercased and lightly stemmed (a possessive dropped, one of -ing, -ed, -es, -s cut when
@@ -6,28 +6,34 @@ three letters stay), and a memory contains a word when its lowercased content ho
 ("lesson" in "Lessons", "jogg" in "jogging", not "live" in "deliveries"); a Chinese bigram anywhere. Cypher
 computes the same with ``toLower``, ``replace`` and ``CONTAINS`` (``retrieval/search``).
 
+Each word weighs its inverse document frequency among the search's candidates (``word_weights``:
+``ln(1 + N / (1 + n))``, N candidates of which n hold it): a word that nearly every candidate holds tells them
+apart little. In a chat between Caroline and Melanie most memories say one of the names, so "What do Melanie's
+kids like?" gave every turn that said "Melanie" and "kids" (a thank-you to Melanie about Caroline's adoption plans)
+the full share; weighted, "kids" and "like" count for more than the name. Held out on LoCoMo
+(leave-one-conversation-out, benchmarks/results/fit_ranking-both.json) the weighted share gives more than the
+plain one; the weights come from the candidates, so they need no corpus statistics and no index.
+
 Why the share of words, not the full-text score: a BM25 score over the best seed's gives a memory that shares one
 common word with the query ("takes" in "... will take place in Lisbon") 1.0 whenever nothing matches better, and
 a memory in the other language of a bilingual store cannot match at all, so that one word outranked the Chinese
-answer to an English question. Why squared: one word of four says little (1/16), all four much (1). Held out on
-LoCoMo (leave-one-conversation-out, benchmarks/results/fit_ranking-both.json) it gives more than the score did.
+answer to an English question. Why squared: one word of four says little (1/16), all four much (1).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
 
-from graphmem.retrieval.textquery import content_words
+from graphmem.retrieval.textquery import CJK, bare, content_words
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")  # as textquery's: a Chinese piece
 _SUFFIXES = ("ing", "ed", "es", "s")
 _MIN_STEM = 3
 
 
 def stem(word: str) -> str:
     """Lowercase, without a possessive or (when three letters stay) one of -ing, -ed, -es, -s."""
-    w = word.lower().replace("\u2019", "'").split("'")[0]
+    w = bare(word)
     for suffix in _SUFFIXES:
         if w.endswith(suffix) and len(w) - len(suffix) >= _MIN_STEM:
             return w[: -len(suffix)]
@@ -46,19 +52,41 @@ WORD_BREAKS = ("\n", "\t", "\r", '"', "'", "(", "[", "/", "-", "\u2018", "\u201c
 def needles(words: Sequence[str]) -> tuple[str, ...]:
     """What ``coverage`` looks for: a word at the start of a word (" " + word: "live" is not in "deliveries"), a
     Chinese bigram anywhere (Chinese has no spaces)."""
-    return tuple(w if _CJK.match(w) else " " + w for w in words)
+    return tuple(w if CJK.match(w) else " " + w for w in words)
 
 
-def coverage(content: str | None, words: Sequence[str]) -> float:
-    """(share of ``words`` that the lowercased ``content`` holds at a word start) squared; 0 without words or
-    content."""
-    if not words or not content:
-        return 0.0
-    text = " " + content.lower()
+def searchable(content: str | None) -> str:
+    """The content as the needles are looked for in it: a space, then lowercased, each of ``WORD_BREAKS`` a space."""
+    text = " " + (content or "").lower()
     for ch in WORD_BREAKS:
         text = text.replace(ch, " ")
-    share = sum(1 for n in needles(words) if n in text) / len(words)
+    return text
+
+
+def word_weights(contents: Iterable[str | None], found: Sequence[str]) -> tuple[float, ...]:
+    """Per needle of ``found``: ``ln(1 + N / (1 + n))`` over the N ``contents``, n of which hold it."""
+    texts = [searchable(c) for c in contents]
+    return tuple(math.log1p(len(texts) / (1 + sum(1 for t in texts if needle in t))) for needle in found)
+
+
+def held_share(text: str, found: Sequence[str], weights: Sequence[float] = ()) -> float:
+    """(the ``weights`` of the needles ``found`` that the ``searchable`` text holds, over all of them) squared; every
+    needle weighs 1 without weights; 0 without needles."""
+    if not found:
+        return 0.0
+    if not weights:
+        share = sum(1 for n in found if n in text) / len(found)
+    else:
+        total = sum(weights)
+        share = sum(w for n, w in zip(found, weights, strict=True) if n in text) / total if total > 0 else 0.0
     return share * share
 
 
-__all__ = ["WORD_BREAKS", "coverage", "needles", "query_words", "stem"]
+def coverage(content: str | None, words: Sequence[str], weights: Sequence[float] = ()) -> float:
+    """``held_share`` of the query ``words`` in ``content`` (0 without content)."""
+    if not content:
+        return 0.0
+    return held_share(searchable(content), needles(words), weights)
+
+
+__all__ = ["WORD_BREAKS", "coverage", "held_share", "needles", "query_words", "searchable", "stem", "word_weights"]

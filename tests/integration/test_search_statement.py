@@ -18,7 +18,7 @@ from graphmem.retrieval import Channel, RerankMode, RetrievalService, SearchOpti
 from graphmem.retrieval.candidates import Candidate
 from graphmem.retrieval.fusion import fuse
 from graphmem.retrieval.oversample import Oversample
-from graphmem.retrieval.ranking import QueryContext, keep_for
+from graphmem.retrieval.ranking import QueryContext, keep_for, weighed
 from graphmem.retrieval.service import FANOUT
 from graphmem.retrieval.types import Fusion
 from graphmem.service import MemoryService
@@ -28,6 +28,7 @@ PEOPLE = ["Ana", "Bo", "Chen", "Dara", "Eli", "Fay", "Gus", "Hana"]
 THINGS = ["the Orion cluster", "the billing service", "a pottery class", "the Lisbon trip", "her violin",
           "the garden shed", "the quarterly report", "a marathon"]
 VERBS = ["talked about", "fixed", "planned", "worried about", "finished", "signed up for", "paid for", "moved"]
+ASKS = [".", "?", ".", "\uff1f  ", "."]
 QUERIES = ["Who fixed the billing service?", "What did Chen plan for the Lisbon trip?", "marathon training",
            "Which cluster stores the customer records?", "Hana's violin lessons", "garden shed repairs"]
 
@@ -39,7 +40,8 @@ async def random_graph(service: MemoryService, ns: str, rng: random.Random) -> l
         who, what, verb = rng.choice(PEOPLE), rng.choice(THINGS), rng.choice(VERBS)
         drafts.append(MemoryDraft(
             namespace=ns, kind=rng.choice([MemoryKind.SEMANTIC, MemoryKind.EPISODIC]),
-            content=f"{who} {verb} {what} on day {i} ({rng.choice(['briefly', 'at length', 'with Bo', 'alone'])}).",
+            content=f"{who} {verb} {what} on day {i} ({rng.choice(['briefly', 'at length', 'with Bo', 'alone'])})"
+                    + ASKS[i % len(ASKS)],  # some ask: the question term, in both languages
             entities=tuple(rng.sample([who, what.removeprefix("the ").removeprefix("a "), rng.choice(PEOPLE)], 2)),
             created_at=now - timedelta(hours=rng.uniform(0, 500)), confidence=rng.uniform(0.5, 1.0)))
     ids = [r.id for r in (await service.write_memories(drafts, dedupe=False)).items]
@@ -89,11 +91,11 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
     steps = RetrievalService(service.store, service.embedder, service.settings, one_statement=False,
                              oversample=fixed)
     options = SearchOptions(namespaces=(namespace,), k=20, rerank=RerankMode.NONE, **extra)
-    compared = 0
+    compared = asking = 0
     for query in QUERIES:
         qvec = service.embedder.embed_query(query)
         filters = one._filters(options, utcnow())
-        got, got_scores = await one._graph(query, qvec, options, filters, keep_all=True)
+        got, got_scores, _ = await one._graph(query, qvec, options, filters, keep_all=True)
         channel_scores, seed_keys = await steps._seeds(query, qvec, options, filters)
 
         seeds = fuse(options.fusion, channel_scores, options.channel_weights)
@@ -129,12 +131,18 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
             # with what the query names (time, entities, content words): every formula term in both languages
             named = one.query_context(query, filters["now"])
             assert named.words, query
-            ranked, ranked_scores = await one._graph(query, qvec, asked, filters, named, keep_all=True)
+            ranked, ranked_scores, weighed_there = await one._graph(query, qvec, asked, filters, named,
+                                                                    keep_all=True)
+            # the words' weights among the candidates: the statement's are the client's (wordmatch.word_weights)
+            assert weighed_there.word_weights == pytest.approx(weighed(named, ranked).word_weights, rel=1e-9)
+            assert len(weighed_there.word_weights) == len(named.words), query
             scored = await one._rank(query, ranked, ranked_scores, asked.model_copy(update={"k": len(ranked)}),
-                                     filters["now"], named)
+                                     filters["now"], weighed_there)
             python = {r.memory.id: r.score if rerank is RerankMode.NONE else r.parts.rerank for r in scored[0]}
+            asking += sum(1 for r in scored[0] if r.parts.question)
             order = [python[i] for i in ranked]
             assert all(x >= y - 1e-6 for x, y in itertools.pairwise(order)), (query, rerank, order)
-            best, _ = await one._graph(query, qvec, asked, filters, named)
+            best, _, _ = await one._graph(query, qvec, asked, filters, named)
             assert list(best) == list(ranked)[:keep_for(5, one.weights, rerank)]
     assert compared > 50
+    assert asking > 0, "some candidates must ask: the question term is compared too"

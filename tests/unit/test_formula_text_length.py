@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 
 from graphmem.retrieval.candidates import Candidate
-from graphmem.retrieval.formula import FormulaWeights, formula_score, length_prior, weighted_length
-from graphmem.retrieval.ranking import QueryContext, rank
+from graphmem.retrieval.formula import FormulaWeights, asks, formula_score, length_prior, weighted_length
+from graphmem.retrieval.ranking import QueryContext, rank, weighed
 from graphmem.retrieval.types import SearchOptions
 from graphmem.retrieval.wordmatch import query_words
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
-OFF = FormulaWeights(similarity=1.0, fused=0.0, text=0.0, length=0.0, graph=0.0, time=0.0, entity=0.0, before=0.0,
-                     after=0.0, task=0.0, fold=False, recency=0.0, frequency=0.0, confidence=0.0)
+OFF = FormulaWeights(similarity=1.0, fused=0.0, text=0.0, length=0.0, question=0.0, graph=0.0, time=0.0, entity=0.0,
+                     before=0.0, after=0.0, task=0.0, fold=False, recency=0.0, frequency=0.0, confidence=0.0)
 
 
 def test_length_prior_grows_with_the_log_of_the_estimated_words_up_to_the_cap() -> None:
@@ -78,3 +78,40 @@ def test_the_memory_holding_more_of_the_query_words_wins_a_near_tie_and_says_so(
     assert parts["words"].text == 1.0
     assert parts["one"].text == pytest.approx(1 / 16)  # one word of four, squared
     assert parts["words"].length == pytest.approx(length_prior(words.data["content"], w.length_cap), abs=1e-6)
+
+
+def test_a_name_most_candidates_say_counts_less_than_the_rarer_word_once_weighed() -> None:
+    query = "What do Melanie's kids enjoy?"  # words: melanie, kid, enjoy
+    cands = {f"thanks{i}": candidate(f"thanks{i}", f"Caroline: Thanks, Melanie! See you at the gallery {i}.", 0.50)
+             for i in range(4)}
+    cands["answer"] = candidate("answer", "Her kids love dinosaurs and nature walks.", 0.45)
+    cands["both"] = candidate("both", "Caroline: Thanks, Melanie, the kids enjoy the class.", 0.40)
+    w = OFF.model_copy(update={"text": 1.0})
+    asked = QueryContext(words=query_words(query))
+    weighed_ = weighed(asked, cands)
+    assert weighed_.word_weights[0] < weighed_.word_weights[1]  # "melanie" in 5 of 6, "kid" in 2
+    plain = rank(cands, {}, SearchOptions(namespaces=("ns",)), w, lambda c: c.cosine, NOW, asked, 10)
+    got = rank(cands, {}, SearchOptions(namespaces=("ns",)), w, lambda c: c.cosine, NOW, weighed_, 10)
+    # unweighed, the name and "kids" are one word of three alike: the thank-yous' higher cosines win; weighed, not
+    assert [r.memory.id for r in plain].index("answer") > [r.memory.id for r in plain].index("thanks0")
+    assert [r.memory.id for r in got][:2] == ["both", "answer"]
+    parts = {r.memory.id: r.parts.text for r in got}
+    assert parts["both"] == 1.0
+    assert parts["thanks0"] < (1 / 3) ** 2 < parts["answer"]
+
+
+def test_a_memory_that_asks_loses_the_question_weight_and_says_so() -> None:
+    assert asks("Have you been to the lake?  ")
+    assert asks("你去过湖边吗\uff1f")
+    assert not asks("I went to the lake. Have you?!")  # ends with "!"
+    assert not asks(None)
+    w = OFF.model_copy(update={"question": 0.1})
+    told, _, _ = formula_score(0.5, NOW, 0, 1.0, NOW, w)
+    asked, _, _ = formula_score(0.5, NOW, 0, 1.0, NOW, w, asking=True)
+    assert math.isclose(told - asked, 0.1)
+    cands = {"ask": candidate("ask", "Melanie: Have you ever been camping in the mountains?", 0.55),
+             "tell": candidate("tell", "Melanie: We went camping in the mountains last week.", 0.50)}
+    assert order(cands, OFF) == ["ask", "tell"]
+    got = rank(cands, {}, SearchOptions(namespaces=("ns",)), w, lambda c: c.cosine, NOW, QueryContext(), 10)
+    assert [r.memory.id for r in got] == ["tell", "ask"]
+    assert [r.parts.question for r in got] == [False, True]

@@ -1,11 +1,13 @@
 """The text term's word match (``retrieval.wordmatch``): the query's stemmed content words, and the squared share
-of them a memory's content holds."""
+of them a memory's content holds, each word weighed by how few of the candidates hold it."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
-from graphmem.retrieval.wordmatch import coverage, needles, query_words, stem
+from graphmem.retrieval.wordmatch import coverage, held_share, needles, query_words, searchable, stem, word_weights
 
 
 @pytest.mark.parametrize(("word", "stemmed"), [
@@ -44,3 +46,32 @@ def test_coverage_is_the_squared_share_of_the_words_the_content_holds() -> None:
 
 def test_needles_put_a_space_before_a_word_and_none_before_a_chinese_bigram() -> None:
     assert needles(("user", "钢琴")) == (" user", "钢琴")
+
+
+def test_a_word_every_candidate_holds_weighs_least() -> None:
+    found = needles(("melanie", "kid", "like"))
+    pool = ["Melanie: Thanks, Caroline!", "Melanie: My kids like dinosaurs.", "Caroline: Thanks, Melanie.",
+            "Melanie went camping.", "Caroline likes horses."]
+    weights = word_weights(pool, found)
+    # ln(1 + N / (1 + n)): melanie in 4 of 5, kid in 1, like in 2
+    assert weights == pytest.approx((math.log1p(5 / 5), math.log1p(5 / 2), math.log1p(5 / 3)))
+    assert weights[0] < weights[2] < weights[1]
+    assert word_weights([], found) == (0.0, 0.0, 0.0)
+
+
+def test_the_weighted_share_counts_each_word_by_its_weight() -> None:
+    words = ("melanie", "kid", "like")
+    weights = (1.0, 2.0, 1.0)
+    # the name alone: 1 of 4; the name and "kids": 3 of 4 (without weights both 1/3 and 2/3)
+    assert coverage("Caroline: Thanks, Melanie.", words, weights) == pytest.approx((1 / 4) ** 2)
+    assert coverage("Melanie: the kids loved it", words, weights) == pytest.approx((3 / 4) ** 2)
+    assert coverage("Melanie: the kids loved it", words) == pytest.approx((2 / 3) ** 2)
+    assert coverage("Melanie's kids like dinosaurs", words, weights) == 1.0
+    assert coverage("anything", words, (0.0, 0.0, 0.0)) == 0.0
+    with pytest.raises(ValueError, match=r"shorter|longer"):
+        held_share(searchable("kids"), needles(words), (1.0,))  # a weight per needle, or none
+
+
+def test_searchable_reads_word_breaks_as_spaces() -> None:
+    assert searchable('She said "Lives-in\nBerlin"') == " she said  lives in berlin "
+    assert searchable(None) == " "
