@@ -119,7 +119,7 @@ def candidates() -> dict[str, Candidate]:
 
 @pytest.mark.parametrize("mode", list(SummaryMode))
 def test_rank_hides_summaries_unless_asked(mode: SummaryMode) -> None:
-    w = FormulaWeights(summary=0.3, recency=0.0, frequency=0.0, confidence=0.0)
+    w = FormulaWeights(fused=0.1, summary=0.3, recency=0.0, frequency=0.0, confidence=0.0)
     options = SearchOptions(namespaces=("ns",), summaries=mode)
     order = [r.memory.id for r in rank(candidates(), {}, options, w, lambda c: c.cosine, NOW, QueryContext(), 10)]
     assert order == (["s", "a", "x"] if mode is SummaryMode.RETURN else ["a", "x"])  # a: its summary matched
