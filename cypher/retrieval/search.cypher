@@ -11,13 +11,14 @@
 //   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $via_max_degree, $types,
 //   $type_weights (map type -> weight), $decay, $beta, $expand_limit; the ranking's $rerank, $w_similarity,
 //   $w_fused, $w_text with $query_words and $word_breaks, $w_length with $length_cap, $chars_per_word and $cjk_weight,
-//   $w_question, $w_graph,
+//   $w_question with $question_marks, $w_graph,
 //   $w_entity with $query_entities, $w_time with $time_from and $time_to (the query's time range, or nulls), $w_recency,
 //   $w_frequency, $w_confidence, $half_life_days, $frequency_cap, $default_confidence, $keep; and the
 //   common filters $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
 // Returns ONE row: vector_seen and fulltext_seen (rows each index gave), vector_kept and fulltext_kept (how many
-// of them passed the filters), word_weights (each of $query_words' weight among the candidates: see Ranking), seeds (every seed: {id, hits: per channel {channel, score, rank}}), candidates: the
-// $keep best (see Ranking), best first, as maps
+// of them passed the filters), word_weights (each of $query_words' weight among the candidates: see Ranking),
+// seeds (every seed: {id, hits: per channel {channel, score, rank}}), candidates: the $keep best (see Ranking),
+// best first, as maps
 // {memory (as in retrieval/candidates), score (cosine as (1 + cos) / 2, or null; a vector seed's is the index's),
 // seed_cosine (the cosine of the seed its path starts from, or null), fused (the seed's fused activation, the best
 // seed 1.0; 0 when not a seed), received (activation that came over edges), path (the strongest way in: maps
@@ -198,12 +199,12 @@ CALL (seeds, hop1, hop2) {
 // $w_*, received capped at 1, the text term the squared weighted share of $query_words (wordmatch.needles: the
 // query's stemmed content words after a space, Chinese bigrams as they are) its lowercased content holds (with a
 // space before it, and each of $word_breaks read as a space), each word weighing ln(1 + N / (1 + n)) among the N
-// candidates, n of which hold it (wordmatch.word_weights; returned as word_weights), the length term log(1 + chars / $chars_per_word) /
-// log(1 + $length_cap / $chars_per_word), 1 from $length_cap on (chars: a kana, CJK or Hangul character counts
-// $cjk_weight, as formula.weighted_length), $w_question taken off a memory whose content ends with a question mark
-// (formula.asks), the entity term the share of $query_entities (names found in the
-// query, lowercase) the memory is ABOUT, the time term for a memory created in [$time_from, $time_to), $half_life_days,
-// $frequency_cap; a null confidence counts as $default_confidence, a null created_at as now), times the memory's
+// candidates, n of which hold it (wordmatch.word_weights; returned as word_weights), the length term
+// log(1 + chars / $chars_per_word) / log(1 + $length_cap / $chars_per_word), 1 from $length_cap on (chars: a kana,
+// CJK or Hangul character counts $cjk_weight, as formula.weighted_length), $w_question taken off a memory whose
+// content ends with one of $question_marks (formula.asks), the entity term the share of $query_entities (names
+// found in the query, lowercase) the memory is ABOUT, the time term for a memory created in [$time_from,
+// $time_to), $half_life_days, $frequency_cap; a null confidence counts as $default_confidence, a null created_at as now), times the memory's
 // trust (its writer's, graphmem.security.tokens; null counts as 1). A memory trusted below $min_trust is no
 // candidate (it may still have been a seed that led to others).
 CALL (picked) {
@@ -215,13 +216,15 @@ CALL (picked) {
                 t: CASE WHEN size($query_words) = 0 THEN '' ELSE reduce(t = ' ' + toLower(coalesce(c.m.content, '')),
                                                                      b IN $word_breaks | replace(t, b, ' ')) END})
        AS pool
-  WITH pool, [w IN $query_words | log(1.0 + toFloat(size(pool)) / (1 + size([y IN pool WHERE y.t CONTAINS w])))] AS idf
+  WITH pool, [w IN $query_words | log(1.0 + toFloat(size(pool)) / (1 + size([y IN pool WHERE y.t CONTAINS w])))]
+       AS idf
   WITH pool, idf, reduce(s = 0.0, v IN idf | s + v) AS idf_total
   UNWIND pool AS x
   WITH pool, idf, idf_total, x WHERE coalesce(x.c.m.trust, 1.0) >= $min_trust
   WITH pool, idf, idf_total, x,
        CASE WHEN x.c.way IS NULL THEN null ELSE [y IN pool WHERE y.c.m = x.c.way.seed][0].cos END AS seed_cos
-  WITH idf, idf_total, x, seed_cos, CASE WHEN seed_cos IS NULL THEN 0.0 ELSE seed_cos * reduce(p = 1.0, r IN x.c.way.rels |
+  WITH idf, idf_total, x, seed_cos,
+       CASE WHEN seed_cos IS NULL THEN 0.0 ELSE seed_cos * reduce(p = 1.0, r IN x.c.way.rels |
          p * coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0)) END AS inherited,
        coalesce($as_of, $now) AS at, x.c.m AS node
   WITH idf, x, seed_cos, reduce(hi = 0.0, v IN [x.cos, inherited] | CASE WHEN v > hi THEN v ELSE hi END) AS similarity,
@@ -235,14 +238,14 @@ CALL (picked) {
          WHERE (ch >= '\u3040' AND ch <= '\u9fff') OR (ch >= '\uac00' AND ch <= '\ud7af')
             OR (ch >= '\uf900' AND ch <= '\ufaff')]) AS chars,
        CASE WHEN idf_total > 0 THEN reduce(s = 0.0, i IN range(0, size($query_words) - 1) |
-         s + CASE WHEN x.t CONTAINS $query_words[i] THEN idf[i] ELSE 0.0 END) / idf_total ELSE 0.0 END AS words
+         s + CASE WHEN x.t CONTAINS $query_words[i] THEN idf[i] ELSE 0.0 END) / idf_total ELSE 0.0 END AS words,
+       right(rtrim(coalesce(x.c.m.content, '')), 1) IN $question_marks AS asks
   WITH idf, x, seed_cos, entity_hits, CASE $rerank WHEN 'none' THEN x.c.fused + x.c.received
        ELSE ($w_similarity * similarity + $w_fused * x.c.fused
             + $w_text * words * words
             + $w_length * CASE WHEN chars >= $length_cap THEN 1.0
                                ELSE log(1.0 + chars / $chars_per_word) / log(1.0 + $length_cap / $chars_per_word) END
-            - $w_question * CASE WHEN rtrim(coalesce(x.c.m.content, '')) ENDS WITH '?'
-                                    OR rtrim(coalesce(x.c.m.content, '')) ENDS WITH '\uff1f' THEN 1.0 ELSE 0.0 END
+            - $w_question * CASE WHEN asks THEN 1.0 ELSE 0.0 END
             + $w_entity * CASE WHEN size($query_entities) = 0 THEN 0.0
                                ELSE toFloat(entity_hits) / size($query_entities) END
             + $w_graph * CASE WHEN x.c.received > 1.0 THEN 1.0 ELSE x.c.received END

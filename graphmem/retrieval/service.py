@@ -25,7 +25,7 @@ from graphmem.retrieval.consensus import ConsensusConfig
 from graphmem.retrieval.consensus_stage import demote_dissent, pool_size
 from graphmem.retrieval.descend import descend
 from graphmem.retrieval.expansion import Activation, ExpansionConfig
-from graphmem.retrieval.formula import CHARS_PER_WORD, CJK_WEIGHT, FormulaWeights
+from graphmem.retrieval.formula import CHARS_PER_WORD, CJK_WEIGHT, QUESTION_MARKS, FormulaWeights
 from graphmem.retrieval.fusion import RRF_K, fuse
 from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
 from graphmem.retrieval.oversample import MAX_OVERSAMPLE, Oversample
@@ -186,7 +186,8 @@ class RetrievalService:
             rerank="none" if options.rerank is RerankMode.NONE else "formula", w_similarity=self.weights.similarity,
             w_fused=self.weights.fused, w_text=self.weights.text, w_length=self.weights.length,
             length_cap=self.weights.length_cap, chars_per_word=CHARS_PER_WORD, cjk_weight=CJK_WEIGHT,
-            w_question=self.weights.question, w_graph=self.weights.graph, w_time=self.weights.time,
+            w_question=self.weights.question, question_marks=list(QUESTION_MARKS), w_graph=self.weights.graph,
+            w_time=self.weights.time,
             w_entity=self.weights.entity, query_entities=list(asked.entities),
             query_words=list(asked.needles), word_breaks=list(WORD_BREAKS),
             time_from=asked.when.start if asked.when else None, time_to=asked.when.end if asked.when else None,
