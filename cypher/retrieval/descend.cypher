@@ -2,7 +2,7 @@
 // and facts) nearest to the query, which no seed may have reached.
 // Parameters: $sources (ids of the summaries among the candidates: the $summaries nearest to the query lead),
 // $per_summary (memories each brings), $exclude (ids that are candidates already), $embedding, $query_entities,
-// and the common filters ($namespaces, $statuses, $kinds, $now, $as_of, $after, $before).
+// and the common filters ($namespaces, $statuses, $kinds, $now, $as_of, $after, $before, $min_trust).
 // Returns ONE row: candidates (maps as retrieval/candidates returns them, plus via: the id of the summary that
 // brought it), nearest summary first.
 UNWIND $sources AS sid
@@ -20,7 +20,8 @@ CALL (sm, t) {
             AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
                                     AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
             AND ($after IS NULL OR m.created_at >= $after)
-            AND ($before IS NULL OR m.created_at < $before) | m] AS m
+            AND ($before IS NULL OR m.created_at < $before)
+            AND coalesce(m.trust, 1.0) >= $min_trust | m] AS m
   WITH m, vector.similarity.cosine(m.embedding, $embedding) AS score
   ORDER BY score DESC, m.id
   LIMIT $per_summary

@@ -2,7 +2,8 @@
 // memories that pass the filters, entities and (provenance) turns of the searched namespaces.
 // Parameters: $frontier (element ids), $types, $type_weights (map type -> weight), $fanout (edges per node: the
 // strongest by type weight * edge weight, ties by element id), and the common filters.
-// Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
+// Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null),
+// $min_trust (a memory trusted less, its null trust counting 1, is neither a seed nor walked to).
 // Returns ONE row: nodes, per frontier node with edges a map {key (element id), id (graphmem id or entity name),
 // degree, and one list per edge field: out (the edge leaves this node), type, weight, to_key (element id of the
 // other end), to_id, to_memory (the other end is a Memory), to_degree (the other end's degree: which entities and
@@ -23,7 +24,8 @@ CALL (a) {
       AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
                               AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
       AND ($after IS NULL OR m.created_at >= $after)
-      AND ($before IS NULL OR m.created_at < $before)))
+      AND ($before IS NULL OR m.created_at < $before)
+      AND coalesce(m.trust, 1.0) >= $min_trust))
   RETURN r, m
   LIMIT $fanout
 }

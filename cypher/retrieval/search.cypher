@@ -14,7 +14,8 @@
 //   $w_question with $question_marks, $w_graph,
 //   $w_entity with $query_entities, $w_time with $time_from and $time_to (the query's time range, or nulls), $w_recency,
 //   $w_frequency, $w_confidence, $half_life_days, $frequency_cap, $default_confidence, $keep; and the
-//   common filters $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
+//   common filters $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null),
+//   $min_trust (a memory trusted less, its null trust counting 1, is neither a seed nor walked to: it leads nowhere).
 // Returns ONE row: vector_seen and fulltext_seen (rows each index gave), vector_kept and fulltext_kept (how many
 // of them passed the filters), word_weights (each of $query_words' weight among the candidates: see Ranking),
 // seeds (every seed: {id, hits: per channel {channel, score, rank}}), candidates: the $keep best (see Ranking),
@@ -41,7 +42,8 @@ CALL () {
       AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
                               AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
       AND ($after IS NULL OR m.created_at >= $after)
-      AND ($before IS NULL OR m.created_at < $before) THEN {node: m, score: toFloat(score)} END) AS kept
+      AND ($before IS NULL OR m.created_at < $before)
+      AND coalesce(m.trust, 1.0) >= $min_trust THEN {node: m, score: toFloat(score)} END) AS kept
   RETURN seen AS vector_seen, size(kept) AS vector_kept, kept[..$seed_k] AS vector
 }
 CALL () {
@@ -54,7 +56,8 @@ CALL () {
       AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
                               AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
       AND ($after IS NULL OR m.created_at >= $after)
-      AND ($before IS NULL OR m.created_at < $before) THEN {node: m, score: toFloat(score)} END) AS kept
+      AND ($before IS NULL OR m.created_at < $before)
+      AND coalesce(m.trust, 1.0) >= $min_trust THEN {node: m, score: toFloat(score)} END) AS kept
   RETURN seen AS fulltext_seen, size(kept) AS fulltext_kept, kept[..$seed_k] AS fulltext
 }
 // Recency and popularity: as retrieval/seed_recency and seed_popularity (an index read in order per namespace).
@@ -69,6 +72,7 @@ CALL () {
                               AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
       AND ($after IS NULL OR m.created_at >= $after)
       AND ($before IS NULL OR m.created_at < $before)
+      AND coalesce(m.trust, 1.0) >= $min_trust
     RETURN m
     ORDER BY m.namespace DESC, m.created_at DESC
     LIMIT $seed_k
@@ -87,6 +91,7 @@ CALL () {
                               AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
       AND ($after IS NULL OR m.created_at >= $after)
       AND ($before IS NULL OR m.created_at < $before)
+      AND coalesce(m.trust, 1.0) >= $min_trust
     RETURN m
     ORDER BY m.namespace DESC, m.access_count DESC, m.last_accessed_at DESC
     LIMIT $seed_k
@@ -130,7 +135,8 @@ CALL (seeds) {
         AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
                                 AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
         AND ($after IS NULL OR m.created_at >= $after)
-        AND ($before IS NULL OR m.created_at < $before)))
+        AND ($before IS NULL OR m.created_at < $before)
+        AND coalesce(m.trust, 1.0) >= $min_trust))
     RETURN r, m AS v
     LIMIT $fanout
   }
@@ -164,7 +170,8 @@ CALL (hop1) {
         AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
                                 AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
         AND ($after IS NULL OR m.created_at >= $after)
-        AND ($before IS NULL OR m.created_at < $before)))
+        AND ($before IS NULL OR m.created_at < $before)
+        AND coalesce(m.trust, 1.0) >= $min_trust))
     RETURN r, m
     LIMIT $via_fanout
   }
@@ -206,7 +213,7 @@ CALL (seeds, hop1, hop2) {
 // found in the query, lowercase) the memory is ABOUT, the time term for a memory created in [$time_from,
 // $time_to), $half_life_days, $frequency_cap; a null confidence counts as $default_confidence, a null created_at as now), times the memory's
 // trust (its writer's, graphmem.security.tokens; null counts as 1). A memory trusted below $min_trust is no
-// candidate (it may still have been a seed that led to others).
+// candidate: the seeds and the walks left it out (the common filters), so it led to nothing either.
 CALL (picked) {
   UNWIND picked AS c
   WITH c, coalesce([h IN c.hits WHERE h.channel = 'vector'][0].score,
@@ -220,7 +227,6 @@ CALL (picked) {
        AS idf
   WITH pool, idf, reduce(s = 0.0, v IN idf | s + v) AS idf_total
   UNWIND pool AS x
-  WITH pool, idf, idf_total, x WHERE coalesce(x.c.m.trust, 1.0) >= $min_trust
   WITH pool, idf, idf_total, x,
        CASE WHEN x.c.way IS NULL THEN null ELSE [y IN pool WHERE y.c.m = x.c.way.seed][0].cos END AS seed_cos
   WITH idf, idf_total, x, seed_cos,

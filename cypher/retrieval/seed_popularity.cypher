@@ -1,6 +1,7 @@
 // Seed channel "popularity": the most accessed memories (ties: most recently accessed).
 // Parameters: $limit, and the common filters.
-// Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
+// Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null),
+// $min_trust (a memory trusted less, its null trust counting 1, is neither a seed nor walked to).
 // Returns: id, key (element id, for the expansion), score (access count).
 // Per namespace, the index memory_namespace_access_count is read most accessed first and stops once $limit
 // matches and their ties are in (the hint keeps the planner on it on small databases too; ordering by namespace
@@ -17,6 +18,7 @@ CALL (ns) {
                             AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
     AND ($after IS NULL OR m.created_at >= $after)
     AND ($before IS NULL OR m.created_at < $before)
+    AND coalesce(m.trust, 1.0) >= $min_trust
   RETURN m
   ORDER BY m.namespace DESC, m.access_count DESC, m.last_accessed_at DESC
   LIMIT $limit

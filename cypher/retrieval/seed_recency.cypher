@@ -1,6 +1,7 @@
 // Seed channel "recency": the newest memories.
 // Parameters: $limit, and the common filters.
-// Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
+// Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null),
+// $min_trust (a memory trusted less, its null trust counting 1, is neither a seed nor walked to).
 // Returns: id, key (element id, for the expansion), score (created_at as epoch seconds).
 // Per namespace, the index memory_namespace_created_at is read newest first and stops after $limit matches
 // (the hint and `created_at IS NOT NULL`, true of every memory, keep the planner off memory_namespace, which it
@@ -18,6 +19,7 @@ CALL (ns) {
                             AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
     AND ($after IS NULL OR m.created_at >= $after)
     AND ($before IS NULL OR m.created_at < $before)
+    AND coalesce(m.trust, 1.0) >= $min_trust
   RETURN m
   ORDER BY m.namespace DESC, m.created_at DESC
   LIMIT $limit

@@ -1,6 +1,7 @@
 // Seed channel "vector": nearest memories by the native vector index, oversampled, then filtered.
 // Parameters: $index, $embedding, $oversample, $limit, and the common filters.
-// Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null).
+// Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null),
+// $min_trust (a memory trusted less, its null trust counting 1, is neither a seed nor walked to).
 // Returns: id, key (element id, for the expansion), score (the index score; for cosine (1 + cos) / 2).
 CALL db.index.vector.queryNodes($index, $oversample, $embedding) YIELD node AS m, score
 WHERE m.namespace IN $namespaces AND m.status IN $statuses
@@ -10,6 +11,7 @@ WHERE m.namespace IN $namespaces AND m.status IN $statuses
                           AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
   AND ($after IS NULL OR m.created_at >= $after)
   AND ($before IS NULL OR m.created_at < $before)
+  AND coalesce(m.trust, 1.0) >= $min_trust
 RETURN m.id AS id, elementId(m) AS key, score
 ORDER BY score DESC, m.id
 LIMIT $limit

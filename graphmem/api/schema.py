@@ -64,7 +64,8 @@ class Query:
             "defence; scoreParts.dissent says why)."))] = False,
         min_trust: Annotated[float, strawberry.argument(description=(
             "Keep apart memories whose writer's trust is below this (0..1; a memory without provenance counts "
-            "as 1). Whatever it is, every score is multiplied by its memory's trust."))] = 0.0,
+            "as 1): such a memory is no result, no seed and leads nowhere. Whatever it is, every score is "
+            "multiplied by its memory's trust."))] = 0.0,
         expansion_mode: Annotated[ExpansionMode, strawberry.argument(description=(
             "How the expansion scores what it reached: SPREADING (default) or PPR, personalised PageRank over the "
             "local subgraph around the direct hits (statement by statement: slower)."))] = ExpansionMode.SPREADING,

@@ -95,7 +95,8 @@ class SearchArgs(Args):
     consensus: bool = Field(default=False, description="Demote results that disagree with the majority about "
                                                        "their subject (a poisoning defence).")
     min_trust: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False,
-                             description="Keep apart memories whose writer's trust is below this.")
+                             description="Keep apart memories whose writer's trust is below this: no "
+                                         "result, no seed, and they lead nowhere.")
     detail: Literal["compact", "full"] = Field(
         default="compact", description="compact: id, kind, content, score, path; full: also every score part, "
                                        "the memory's fields and the stage timings.")

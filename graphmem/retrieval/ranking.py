@@ -6,7 +6,8 @@ builds the results with their score parts.
 
 Provenance: every term of a memory's score (formula, context, lesson bonus) is multiplied by its writer's trust
 (``Memory.trust``, 1 for a memory without provenance), and one trusted below ``SearchOptions.min_trust`` is no
-candidate at all (it still led to others, as a seed: the statement has walked by then).
+candidate at all: the seed statements and the walks leave it out (a common filter), so it leads to nothing either;
+``rank`` checks again.
 """
 
 from __future__ import annotations

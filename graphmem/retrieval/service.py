@@ -193,7 +193,7 @@ class RetrievalService:
             time_from=asked.when.start if asked.when else None, time_to=asked.when.end if asked.when else None,
             w_recency=self.weights.recency, w_frequency=self.weights.frequency, w_confidence=self.weights.confidence,
             half_life_days=self.weights.half_life_days, frequency_cap=self.weights.frequency_cap,
-            default_confidence=_CONFIDENCE, min_trust=options.min_trust,
+            default_confidence=_CONFIDENCE,
             keep=None if keep_all else keep_for(self._need(options), self.weights, options.rerank),
             **filters)
         keys = {c: filter_key(c, filters) for c in (Channel.VECTOR, Channel.FULLTEXT)}
@@ -273,7 +273,8 @@ class RetrievalService:
             statuses = ["active", "superseded", "archived"]
         return {"namespaces": list(options.namespaces), "statuses": statuses,
                 "kinds": [k.value for k in options.kinds] if options.kinds else None, "now": now,
-                "as_of": options.as_of, "after": options.created_after, "before": options.created_before}
+                "as_of": options.as_of, "after": options.created_after, "before": options.created_before,
+                "min_trust": options.min_trust}
 
     async def _seeds(self, query: str, qvec: list[float], options: SearchOptions,
                      filters: dict[str, Any]) -> tuple[dict[Channel, dict[str, float]], dict[str, str]]:
@@ -396,4 +397,5 @@ def filter_key(channel: Channel, filters: dict[str, Any]) -> tuple[Any, ...]:
     """What decides the share of an index's rows a search keeps: the channel and the filters (but ``now``)."""
     kinds = filters["kinds"]
     return (channel.value, tuple(filters["namespaces"]), tuple(filters["statuses"]),
-            tuple(kinds) if kinds is not None else None, filters["as_of"], filters["after"], filters["before"])
+            tuple(kinds) if kinds is not None else None, filters["as_of"], filters["after"], filters["before"],
+            filters["min_trust"])

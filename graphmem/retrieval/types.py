@@ -84,8 +84,9 @@ class SearchOptions(BaseModel):
     """Demote the results that disagree with the consistent majority about their subject (a poisoning defence,
     ``retrieval.consensus``; one more read per search). Off by default: benchmarks/poisoning.py measures it."""
     min_trust: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False)
-    """Keep apart the memories whose writer is trusted less (``Memory.trust``; one without provenance counts as 1).
-    Whatever it is, a memory's formula score is multiplied by its trust."""
+    """Keep apart the memories whose writer is trusted less (``Memory.trust``; one without provenance counts as 1):
+    such a memory is no seed, is not walked to, and leads nowhere. Whatever it is, a memory's formula score is
+    multiplied by its trust."""
 
 
 class PathStep(BaseModel):

@@ -261,7 +261,7 @@ async def test_recency_and_popularity_seeds_read_an_index_in_order(store: Store,
                                                                    stop: str) -> None:
     """Not a sort of every memory of the namespace: the composite index is read in order and stops early."""
     params = {"namespaces": ["a", "b"], "statuses": ["active"], "kinds": None, "now": utcnow(), "as_of": None,
-              "after": None, "before": None, "limit": 30}
+              "after": None, "before": None, "min_trust": 0.0, "limit": 30}
     async with store.driver.session(database=store.database) as session:
         summary = await (await session.run("EXPLAIN " + store.cypher(name), params)).consume()
     operators = plan_operators(summary.plan or {})
@@ -323,3 +323,28 @@ async def test_a_hub_entity_does_not_walk_on(service: MemoryService, namespace: 
     retrieval = RetrievalService(service.store, service.embedder, service.settings, one_statement=one_statement)
     wider = await retrieval.search("Where are Project Falcon's customer records?", options)
     assert set(crowd) & set(ids(wider))
+
+
+@pytest.mark.parametrize("one_statement", [True, False], ids=["one-statement", "stepwise"])
+async def test_a_memory_kept_apart_by_min_trust_leads_nowhere(service: MemoryService, namespace: str,
+                                                             one_statement: bool) -> None:
+    # A planted, low-trust memory matches the query best and is tied to a trusted memory the query does not match.
+    # Kept apart (min_trust), it must be neither a result nor the seed that walks to its neighbour.
+    [planted] = await write(service, namespace, "Project Falcon's customer records moved to the Orion cluster.",
+                            writer="tok-chat", trust=0.3)
+    bridged, _ = await write(service, namespace, "The weekly lunch rota hangs beside the kitchen door.",
+                                 "Invoices are paid on the first Monday of each month.")
+    await service.relate(namespace, [Relation(source_id=planted, target_id=bridged, type=RelationType.RELATES_TO)])
+    retrieval = RetrievalService(service.store, service.embedder, service.settings, one_statement=one_statement)
+    q = "Where are Project Falcon's customer records kept?"
+    base = {"namespaces": (namespace,), "k": 3, "channels": (Channel.VECTOR, Channel.FULLTEXT), "seed_k": 1,
+            "hops": 1}
+    open_ = await retrieval.search(q, SearchOptions(**base))  # type: ignore[arg-type]
+    by_id = {r.memory.id: r for r in open_.results}
+    assert planted in by_id
+    assert bridged in by_id  # the walk from the planted seed reached its neighbour
+    assert by_id[bridged].seed_id == planted
+    apart = await retrieval.search(q, SearchOptions(**base, min_trust=0.5))  # type: ignore[arg-type]
+    assert planted not in ids(apart)
+    assert all(r.seed_id != planted for r in apart.results)
+    assert all(not any(planted in (p.source_id, p.target_id) for p in r.path) for r in apart.results)
