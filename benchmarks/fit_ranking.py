@@ -1,5 +1,6 @@
-"""Fit the formula's relevance weights (similarity scale fixed; fused, text, length, question, graph, time, entity and
-the context stage's) by leave-one-conversation-out cross-validation on the LoCoMo dev split, and report every fold.
+"""Fit the formula's relevance weights (similarity scale fixed; fused, text, length, question, speaker, graph, time,
+entity and the context stage's) by leave-one-conversation-out cross-validation on the LoCoMo dev split, and report
+every fold.
 
     .venv/bin/python -m benchmarks.fit_ranking --data ../shared/data/locomo/locomo-dev.json [--corpus turns]
 
@@ -32,7 +33,7 @@ from graphmem.eval.locomo import (
 )
 from graphmem.importers.locomo import load_locomo
 from graphmem.retrieval import RetrievalService
-from graphmem.retrieval.formula import FormulaWeights, asks, length_prior
+from graphmem.retrieval.formula import FormulaWeights, asks, length_prior, speaker_of
 from graphmem.retrieval.types import SearchOptions
 from graphmem.retrieval.wordmatch import coverage
 from graphmem.service.factory import open_service
@@ -43,6 +44,7 @@ VALUES: dict[str, tuple[float, ...]] = {
     "text": (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.3, 1.6, 2.0, 2.5, 3.0),
     "length": (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.3),
     "question": (0.0, 0.05, 0.1, 0.2, 0.3),
+    "speaker": (0.0, 0.1, 0.2, 0.3, 0.4, 0.6),
     "graph": (0.0, 0.1, 0.2, 0.4, 0.8),
     "time": (0.0, 0.1, 0.2, 0.4, 0.6, 0.8),
     "entity": (0.0, 0.1, 0.2, 0.3, 0.4, 0.6),
@@ -79,7 +81,8 @@ async def collect(settings: Settings, data: str, corpus: str) -> tuple[list[Pool
                                          entity, c.before, c.after, c.turns, c.task, c.summary, c.descended,
                                          coverage(c.data.get("content"), asked.words, asked.word_weights),
                                          length_prior(c.data.get("content"), FormulaWeights().length_cap),
-                                         asks(c.data.get("content"))))
+                                         asks(c.data.get("content")),
+                                         speaker_of(c.data.get("content")) in asked.entities))
                     seen.add(mid)
                 questions.append(PoolQuestion(sample.sample_id, q.category, frozenset(q.gold), tuple(pool)))
             reach.update(await load_reach(service.store, namespace, seen, turn_dia_ids(plan)))

@@ -39,9 +39,10 @@ RANKING: dict[str, dict[str, float | bool]] = {
     "no-entity-term": {"entity": 0.0}, "no-follows-context": {"before": 0.0, "after": 0.0},
     "no-task-context": {"task": 0.0}, "no-provenance-fold": {"fold": False},
     "no-text-or-length-term": {"text": 0.0, "length": 0.0}, "no-question-term": {"question": 0.0},
-    "formula-before-this-work": {"fused": 0.0, "text": 0.0, "length": 0.0, "question": 0.0, "graph": 0.0,
-                                 "time": 0.0, "entity": 0.0, "before": 0.0, "after": 0.0, "task": 0.0, "fold": False,
-                                 "frequency": 0.1},
+    "no-speaker-term": {"speaker": 0.0},
+    "formula-before-this-work": {"fused": 0.0, "text": 0.0, "length": 0.0, "question": 0.0, "speaker": 0.0,
+                                 "graph": 0.0, "time": 0.0, "entity": 0.0, "before": 0.0, "after": 0.0, "task": 0.0,
+                                 "fold": False, "frequency": 0.1},
 }
 """Formula weights of each ranking variant, the rest at their defaults."""
 NO_EXPANSION = "formula-hops0"

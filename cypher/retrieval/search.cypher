@@ -11,7 +11,7 @@
 //   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $via_max_degree, $types,
 //   $type_weights (map type -> weight), $decay, $beta, $expand_limit; the ranking's $rerank, $w_similarity,
 //   $w_fused, $w_text with $query_words and $word_breaks, $w_length with $length_cap, $chars_per_word and $cjk_weight,
-//   $w_question with $question_marks, $w_graph,
+//   $w_question with $question_marks, $w_speaker with $speaker_marks and $speaker_max_chars, $w_graph,
 //   $w_entity with $query_entities, $w_time with $time_from and $time_to (the query's time range, or nulls), $w_recency,
 //   $w_frequency, $w_confidence, $half_life_days, $frequency_cap, $default_confidence, $keep; and the
 //   common filters $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null),
@@ -209,7 +209,9 @@ CALL (seeds, hop1, hop2) {
 // candidates, n of which hold it (wordmatch.word_weights; returned as word_weights), the length term
 // log(1 + chars / $chars_per_word) / log(1 + $length_cap / $chars_per_word), 1 from $length_cap on (chars: a kana,
 // CJK or Hangul character counts $cjk_weight, as formula.weighted_length), $w_question taken off a memory whose
-// content ends with one of $question_marks (formula.asks), the entity term the share of $query_entities (names
+// content ends with one of $question_marks (formula.asks), $w_speaker added to one said by someone the query names
+// (formula.speaker_of: its opening before the first of $speaker_marks, 1 to $speaker_max_chars characters, trimmed
+// and lowercase, is one of $query_entities), the entity term the share of $query_entities (names
 // found in the query, lowercase) the memory is ABOUT, the time term for a memory created in [$time_from,
 // $time_to), $half_life_days, $frequency_cap; a null confidence counts as $default_confidence, a null created_at as now), times the memory's
 // trust (its writer's, graphmem.security.tokens; null counts as 1). A memory trusted below $min_trust is no
@@ -245,13 +247,18 @@ CALL (picked) {
             OR (ch >= '\uf900' AND ch <= '\ufaff')]) AS chars,
        CASE WHEN idf_total > 0 THEN reduce(s = 0.0, i IN range(0, size($query_words) - 1) |
          s + CASE WHEN x.t CONTAINS $query_words[i] THEN idf[i] ELSE 0.0 END) / idf_total ELSE 0.0 END AS words,
-       right(rtrim(coalesce(x.c.m.content, '')), 1) IN $question_marks AS asks
+       right(rtrim(coalesce(x.c.m.content, '')), 1) IN $question_marks AS asks,
+       reduce(o = ltrim(coalesce(x.c.m.content, '')), mark IN $speaker_marks | coalesce(split(o, mark)[0], ''))
+         AS opening, size(ltrim(coalesce(x.c.m.content, ''))) AS opened
   WITH idf, x, seed_cos, entity_hits, CASE $rerank WHEN 'none' THEN x.c.fused + x.c.received
        ELSE ($w_similarity * similarity + $w_fused * x.c.fused
             + $w_text * words * words
             + $w_length * CASE WHEN chars >= $length_cap THEN 1.0
                                ELSE log(1.0 + chars / $chars_per_word) / log(1.0 + $length_cap / $chars_per_word) END
             - $w_question * CASE WHEN asks THEN 1.0 ELSE 0.0 END
+            + $w_speaker * CASE WHEN size(opening) < opened AND size(opening) <= $speaker_max_chars
+                                     AND trim(opening) <> '' AND toLower(trim(opening)) IN $query_entities
+                                THEN 1.0 ELSE 0.0 END
             + $w_entity * CASE WHEN size($query_entities) = 0 THEN 0.0
                                ELSE toFloat(entity_hits) / size($query_entities) END
             + $w_graph * CASE WHEN x.c.received > 1.0 THEN 1.0 ELSE x.c.received END

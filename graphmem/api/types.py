@@ -126,6 +126,9 @@ class ScoreParts:
                                      "200 characters or more: a short reply says little).")
     question: bool = strawberry.field(default=False, description="It asks rather than tells (its content ends "
                                       "with a question mark): the formula's question term was taken off.")
+    speaker: bool = strawberry.field(default=False, description="It is said by someone the query names (its "
+                                     "content opens with that name and a colon): the formula's speaker term was "
+                                     "added.")
     context: float = strawberry.field(description="What its FOLLOWS neighbours among the candidates added (the "
                                                   "turn before or after it matched the query).")
     covered_by: str | None = strawberry.field(description="A better result that already covers the turns this "
@@ -143,7 +146,8 @@ class ScoreParts:
         return cls(channels=[ChannelScore(channel=c, score=s, rank=p.ranks.get(c, 0)) for c, s in p.channels.items()],
                    fused=p.fused, expansion=p.expansion, similarity=p.similarity, recency=p.recency,
                    frequency=p.frequency, confidence=p.confidence, in_time_range=p.in_time_range,
-                   entity=p.entity, text=p.text, length=p.length, question=p.question, context=p.context,
+                   entity=p.entity, text=p.text, length=p.length, question=p.question, speaker=p.speaker,
+                   context=p.context,
                    covered_by=p.covered_by,
                    rerank=p.rerank, dissent=p.dissent, lesson=p.lesson, trust=p.trust)
 

@@ -45,6 +45,8 @@ class PoolItem:
     """``formula.length_prior`` of its content."""
     asking: bool = False
     """``formula.asks`` of its content."""
+    said: bool = False
+    """``formula.speaker_of`` its content is an entity the query names."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,7 @@ def base_score(item: PoolItem, w: FormulaWeights) -> float:
     every memory is years old, unused, of the same confidence)."""
     return (w.similarity * item.similarity + w.fused * item.fused + w.text * item.text + w.length * item.length
             + w.graph * min(max(item.received, 0.0), 1.0)
-            - w.question * (1.0 if item.asking else 0.0)
+            - w.question * (1.0 if item.asking else 0.0) + w.speaker * (1.0 if item.said else 0.0)
             + w.time * (1.0 if item.in_time else 0.0) + w.entity * item.entity)
 
 
@@ -102,7 +104,7 @@ def mean_recall(questions: Iterable[PoolQuestion], w: FormulaWeights, reach: Rea
     return fmean(values) if values else 0.0
 
 
-FITTED = ("fused", "text", "length", "question", "graph", "time", "entity", "before", "after", "task")
+FITTED = ("fused", "text", "length", "question", "speaker", "graph", "time", "entity", "before", "after", "task")
 """The weights fitted (similarity stays the scale; recency, frequency and confidence do not vary on LoCoMo)."""
 
 

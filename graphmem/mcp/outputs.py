@@ -97,6 +97,8 @@ class ScoreParts(Out):
     text: float = Field(default=0.0, description="Squared share of the query's content words it contains.")
     length: float = Field(default=0.0, description="The formula's length prior (short replies say little).")
     question: bool = Field(default=False, description="It asks rather than tells: the question term was taken off.")
+    speaker: bool = Field(default=False, description="It is said by someone the query names: the speaker term was "
+                                                     "added.")
     context: float
     in_time_range: bool
     covered_by: str | None
@@ -109,7 +111,8 @@ class ScoreParts(Out):
     def of(cls, p: rtypes.ScoreParts) -> ScoreParts:
         return cls(channels=dict(p.channels), ranks=dict(p.ranks), fused=p.fused, expansion=p.expansion,
                    similarity=p.similarity, recency=p.recency, frequency=p.frequency, confidence=p.confidence,
-                   entity=p.entity, text=p.text, length=p.length, question=p.question, context=p.context,
+                   entity=p.entity, text=p.text, length=p.length, question=p.question, speaker=p.speaker,
+                   context=p.context,
                    in_time_range=p.in_time_range, covered_by=p.covered_by,
                    dissent=p.dissent, lesson=p.lesson, trust=p.trust, rerank=p.rerank)
 

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from graphmem.models import Memory, trust_in
 from graphmem.retrieval.candidates import Candidate, ChannelScores
 from graphmem.retrieval.context import context_bonus, fold_covered
-from graphmem.retrieval.formula import FormulaWeights, asks, formula_score, length_prior
+from graphmem.retrieval.formula import FormulaWeights, asks, formula_score, length_prior, speaker_of
 from graphmem.retrieval.timeparse import TimeRange
 from graphmem.retrieval.types import RerankMode, ScoreParts, SearchOptions, SearchResult, SummaryMode
 from graphmem.retrieval.wordmatch import held_share, needles, searchable, word_weights
@@ -55,6 +55,7 @@ class Part(NamedTuple):
     text: float
     length: float
     asking: bool
+    said: bool
 
 
 @dataclass(frozen=True)
@@ -119,11 +120,12 @@ def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, opt
         text = held_share(searchable(c.data.get("content")), query.needles, query.word_weights)
         length = length_prior(c.data.get("content"), weights.length_cap)
         asking = asks(c.data.get("content"))
+        said = speaker_of(c.data.get("content")) in query.entities
         formula, rec, freq = formula_score(sim, created_at, access_count, confidence, at, weights, fused=c.fused,
                                            received=c.received, in_time=in_time, entity=entity, text=text,
-                                           length=length, asking=asking)
+                                           length=length, asking=asking, said=said)
         base[i] = c.fused + c.received if options.rerank is RerankMode.NONE else formula * trusts[i]
-        parts[i] = Part(sim, formula, rec, freq, in_time, entity, text, length, asking)
+        parts[i] = Part(sim, formula, rec, freq, in_time, entity, text, length, asking, said)
     # the ``keep_for`` best by the formula: what the statement returns (the stepwise path cuts the same way)
     kept = sorted(base, key=lambda i: (-round(base[i], 6), i))[: keep_for(need, weights, options.rerank)]
     base = {i: base[i] for i in kept}
@@ -157,7 +159,7 @@ def is_lesson(c: Candidate, similarity: float) -> bool:
 def result(c: Candidate, score: float, part: Part, context: float,
            covered_by: str | None, channel_scores: ChannelScores, ranks: Mapping[Any, Mapping[str, int]],
            options: SearchOptions, lesson: float = 0.0) -> SearchResult:
-    sim, formula, rec, freq, in_time, entity, text, length, asking = part
+    sim, formula, rec, freq, in_time, entity, text, length, asking, said = part
     memory = memory_from_map(c.data)
     mid = memory.id
     parts = ScoreParts(
@@ -165,7 +167,7 @@ def result(c: Candidate, score: float, part: Part, context: float,
         ranks={ch.value: r[mid] for ch, r in ranks.items() if mid in r},
         fused=round(c.fused, 6), expansion=round(c.received, 6), similarity=round(sim, 6),
         recency=round(rec, 6), frequency=round(freq, 6), confidence=memory.confidence, in_time_range=in_time,
-        entity=round(entity, 6), text=round(text, 6), length=round(length, 6), question=asking,
+        entity=round(entity, 6), text=round(text, 6), length=round(length, 6), question=asking, speaker=said,
         context=round(context, 6), covered_by=covered_by, lesson=lesson,
         trust=trust_in(c.data),
         rerank=round(formula, 6) if options.rerank is not RerankMode.NONE else None,

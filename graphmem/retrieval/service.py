@@ -17,6 +17,7 @@ from graphmem.errors import GraphmemError, ValidationError
 from graphmem.graph.entities import extract_entities
 from graphmem.llm import LLMClient
 from graphmem.models import Memory, Vector, check_namespace, trust_of, utcnow
+from graphmem.retrieval import formula
 from graphmem.retrieval.access import AccessRecorder
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache, shared_versions
 from graphmem.retrieval.candidates import Candidate, ChannelScores, from_statement, from_steps
@@ -186,8 +187,9 @@ class RetrievalService:
             rerank="none" if options.rerank is RerankMode.NONE else "formula", w_similarity=self.weights.similarity,
             w_fused=self.weights.fused, w_text=self.weights.text, w_length=self.weights.length,
             length_cap=self.weights.length_cap, chars_per_word=CHARS_PER_WORD, cjk_weight=CJK_WEIGHT,
-            w_question=self.weights.question, question_marks=list(QUESTION_MARKS), w_graph=self.weights.graph,
-            w_time=self.weights.time,
+            w_question=self.weights.question, question_marks=list(QUESTION_MARKS), w_speaker=self.weights.speaker,
+            speaker_marks=list(formula.SPEAKER_MARKS), speaker_max_chars=formula.SPEAKER_MAX_CHARS,
+            w_graph=self.weights.graph, w_time=self.weights.time,
             w_entity=self.weights.entity, query_entities=list(asked.entities),
             query_words=list(asked.needles), word_breaks=list(WORD_BREAKS),
             time_from=asked.when.start if asked.when else None, time_to=asked.when.end if asked.when else None,

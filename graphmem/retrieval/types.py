@@ -128,6 +128,8 @@ class ScoreParts(BaseModel):
     question: bool = False
     """It asks rather than tells (its content ends with a question mark, ``formula.asks``): the formula's question
     term was taken off."""
+    speaker: bool = False
+    """It is said by someone the query names (``formula.speaker_of``): the formula's speaker term was added."""
     context: float = 0.0
     """What its FOLLOWS neighbours among the candidates added (the turn before or after it matched)."""
     covered_by: str | None = None

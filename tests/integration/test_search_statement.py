@@ -16,6 +16,7 @@ import graphmem.retrieval.service as retrieval_service
 from graphmem.models import MemoryDraft, MemoryKind, Relation, RelationType, utcnow
 from graphmem.retrieval import Channel, RerankMode, RetrievalService, SearchOptions
 from graphmem.retrieval.candidates import Candidate
+from graphmem.retrieval.formula import FormulaWeights
 from graphmem.retrieval.fusion import fuse
 from graphmem.retrieval.oversample import Oversample
 from graphmem.retrieval.ranking import QueryContext, keep_for, weighed
@@ -29,6 +30,7 @@ THINGS = ["the Orion cluster", "the billing service", "a pottery class", "the Li
           "the garden shed", "the quarterly report", "a marathon"]
 VERBS = ["talked about", "fixed", "planned", "worried about", "finished", "signed up for", "paid for", "moved"]
 ASKS = [".", "?", ".", "\uff1f  ", "."]
+SAYS = ["", "{who}: ", "", " {who}\uff1a", "", "Note: "]
 QUERIES = ["Who fixed the billing service?", "What did Chen plan for the Lisbon trip?", "marathon training",
            "Which cluster stores the customer records?", "Hana's violin lessons", "garden shed repairs"]
 
@@ -40,7 +42,8 @@ async def random_graph(service: MemoryService, ns: str, rng: random.Random) -> l
         who, what, verb = rng.choice(PEOPLE), rng.choice(THINGS), rng.choice(VERBS)
         drafts.append(MemoryDraft(
             namespace=ns, kind=rng.choice([MemoryKind.SEMANTIC, MemoryKind.EPISODIC]),
-            content=f"{who} {verb} {what} on day {i} ({rng.choice(['briefly', 'at length', 'with Bo', 'alone'])})"
+            content=SAYS[i % len(SAYS)].format(who=who)  # some are said by someone: the speaker term
+                    + f"{who} {verb} {what} on day {i} ({rng.choice(['briefly', 'at length', 'with Bo', 'alone'])})"
                     + ASKS[i % len(ASKS)],  # some ask: the question term, in both languages
             entities=tuple(rng.sample([who, what.removeprefix("the ").removeprefix("a "), rng.choice(PEOPLE)], 2)),
             created_at=now - timedelta(hours=rng.uniform(0, 500)), confidence=rng.uniform(0.5, 1.0)))
@@ -87,11 +90,12 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
         degrees = [r["degree"] for r in await service.store.read("test/entity_degrees", namespace=namespace)]
         assert min(degrees) <= cap < max(degrees), degrees
     fixed = Oversample(adaptive=False)  # both ask the indexes for the same rows
-    one = RetrievalService(service.store, service.embedder, service.settings, oversample=fixed)
+    weights = FormulaWeights(speaker=0.3)  # every term weighs, whatever the defaults
+    one = RetrievalService(service.store, service.embedder, service.settings, oversample=fixed, weights=weights)
     steps = RetrievalService(service.store, service.embedder, service.settings, one_statement=False,
-                             oversample=fixed)
+                             oversample=fixed, weights=weights)
     options = SearchOptions(namespaces=(namespace,), k=20, rerank=RerankMode.NONE, **extra)
-    compared = asking = 0
+    compared = asking = saying = 0
     for query in QUERIES:
         qvec = service.embedder.embed_query(query)
         filters = one._filters(options, utcnow())
@@ -140,9 +144,11 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
                                      filters["now"], weighed_there)
             python = {r.memory.id: r.score if rerank is RerankMode.NONE else r.parts.rerank for r in scored[0]}
             asking += sum(1 for r in scored[0] if r.parts.question)
+            saying += sum(1 for r in scored[0] if r.parts.speaker)
             order = [python[i] for i in ranked]
             assert all(x >= y - 1e-6 for x, y in itertools.pairwise(order)), (query, rerank, order)
             best, _, _ = await one._graph(query, qvec, asked, filters, named)
             assert list(best) == list(ranked)[:keep_for(5, one.weights, rerank)]
     assert compared > 50
     assert asking > 0, "some candidates must ask: the question term is compared too"
+    assert saying > 0, "some candidates must be said by someone the query names: the speaker term is compared too"

@@ -10,14 +10,22 @@ from typing import Any
 import pytest
 
 from graphmem.retrieval.candidates import Candidate
-from graphmem.retrieval.formula import FormulaWeights, asks, formula_score, length_prior, weighted_length
+from graphmem.retrieval.formula import (
+    FormulaWeights,
+    asks,
+    formula_score,
+    length_prior,
+    speaker_of,
+    weighted_length,
+)
 from graphmem.retrieval.ranking import QueryContext, rank, weighed
 from graphmem.retrieval.types import SearchOptions
 from graphmem.retrieval.wordmatch import query_words
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
-OFF = FormulaWeights(similarity=1.0, fused=0.0, text=0.0, length=0.0, question=0.0, graph=0.0, time=0.0, entity=0.0,
-                     before=0.0, after=0.0, task=0.0, fold=False, recency=0.0, frequency=0.0, confidence=0.0)
+OFF = FormulaWeights(similarity=1.0, fused=0.0, text=0.0, length=0.0, question=0.0, speaker=0.0, graph=0.0, time=0.0,
+                     entity=0.0, before=0.0, after=0.0, task=0.0, fold=False, recency=0.0, frequency=0.0,
+                     confidence=0.0)
 
 
 def test_length_prior_grows_with_the_log_of_the_estimated_words_up_to_the_cap() -> None:
@@ -115,3 +123,30 @@ def test_a_memory_that_asks_loses_the_question_weight_and_says_so() -> None:
     got = rank(cands, {}, SearchOptions(namespaces=("ns",)), w, lambda c: c.cosine, NOW, QueryContext(), 10)
     assert [r.memory.id for r in got] == ["tell", "ask"]
     assert [r.parts.question for r in got] == [False, True]
+
+
+def test_speaker_of_reads_the_name_before_the_first_colon() -> None:
+    assert speaker_of("Caroline: I researched adoption agencies.") == "caroline"
+    assert speaker_of("  Jon Snow : winter is coming") == "jon snow"
+    assert speaker_of("小明\uff1a我去了湖边。") == "小明"  # a full-width colon
+    assert speaker_of("Tim: it starts at 10:30") == "tim"  # the first colon
+    assert speaker_of("Thanks for the tip, Caroline.") is None  # no colon: nobody speaks
+    assert speaker_of(": no name") is None
+    assert speaker_of("x" * 41 + ": a sentence, not a name") is None
+    assert speaker_of(None) is None
+
+
+def test_a_memory_said_by_someone_the_query_names_gains_the_speaker_weight_and_says_so() -> None:
+    w = OFF.model_copy(update={"speaker": 0.1})
+    plain, _, _ = formula_score(0.5, NOW, 0, 1.0, NOW, w)
+    said, _, _ = formula_score(0.5, NOW, 0, 1.0, NOW, w, said=True)
+    assert math.isclose(said - plain, 0.1)
+    cands = {"addressed": candidate("addressed", "Melanie: Thanks for the research tip, Caroline!", 0.55),
+             "said": candidate("said", "Caroline: I researched adoption agencies last week.", 0.50)}
+    assert order(cands, OFF) == ["addressed", "said"]
+    asked = QueryContext(entities=("caroline", "research"))
+    got = rank(cands, {}, SearchOptions(namespaces=("ns",)), w, lambda c: c.cosine, NOW, asked, 10)
+    assert [r.memory.id for r in got] == ["said", "addressed"]
+    assert [r.parts.speaker for r in got] == [True, False]
+    nobody = rank(cands, {}, SearchOptions(namespaces=("ns",)), w, lambda c: c.cosine, NOW, QueryContext(), 10)
+    assert [r.memory.id for r in nobody] == ["addressed", "said"]  # the query names no one
