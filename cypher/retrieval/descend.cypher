@@ -21,7 +21,7 @@ CALL (sm, t) {
                                     AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
             AND ($after IS NULL OR m.created_at >= $after)
             AND ($before IS NULL OR m.created_at < $before)
-            AND coalesce(m.trust, 1.0) >= $min_trust | m] AS m
+            AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust) | m] AS m
   WITH m, vector.similarity.cosine(m.embedding, $embedding) AS score
   ORDER BY score DESC, m.id
   LIMIT $per_summary

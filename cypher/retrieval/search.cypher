@@ -43,7 +43,7 @@ CALL () {
                               AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
       AND ($after IS NULL OR m.created_at >= $after)
       AND ($before IS NULL OR m.created_at < $before)
-      AND coalesce(m.trust, 1.0) >= $min_trust THEN {node: m, score: toFloat(score)} END) AS kept
+      AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust) THEN {node: m, score: toFloat(score)} END) AS kept
   RETURN seen AS vector_seen, size(kept) AS vector_kept, kept[..$seed_k] AS vector
 }
 CALL () {
@@ -57,7 +57,7 @@ CALL () {
                               AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
       AND ($after IS NULL OR m.created_at >= $after)
       AND ($before IS NULL OR m.created_at < $before)
-      AND coalesce(m.trust, 1.0) >= $min_trust THEN {node: m, score: toFloat(score)} END) AS kept
+      AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust) THEN {node: m, score: toFloat(score)} END) AS kept
   RETURN seen AS fulltext_seen, size(kept) AS fulltext_kept, kept[..$seed_k] AS fulltext
 }
 // Recency and popularity: as retrieval/seed_recency and seed_popularity (an index read in order per namespace).
@@ -72,7 +72,7 @@ CALL () {
                               AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
       AND ($after IS NULL OR m.created_at >= $after)
       AND ($before IS NULL OR m.created_at < $before)
-      AND coalesce(m.trust, 1.0) >= $min_trust
+      AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust)
     RETURN m
     ORDER BY m.namespace DESC, m.created_at DESC
     LIMIT $seed_k
@@ -91,7 +91,7 @@ CALL () {
                               AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
       AND ($after IS NULL OR m.created_at >= $after)
       AND ($before IS NULL OR m.created_at < $before)
-      AND coalesce(m.trust, 1.0) >= $min_trust
+      AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust)
     RETURN m
     ORDER BY m.namespace DESC, m.access_count DESC, m.last_accessed_at DESC
     LIMIT $seed_k
@@ -136,7 +136,7 @@ CALL (seeds) {
                                 AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
         AND ($after IS NULL OR m.created_at >= $after)
         AND ($before IS NULL OR m.created_at < $before)
-        AND coalesce(m.trust, 1.0) >= $min_trust))
+        AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust)))
     RETURN r, m AS v
     LIMIT $fanout
   }
@@ -171,7 +171,7 @@ CALL (hop1) {
                                 AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
         AND ($after IS NULL OR m.created_at >= $after)
         AND ($before IS NULL OR m.created_at < $before)
-        AND coalesce(m.trust, 1.0) >= $min_trust))
+        AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust)))
     RETURN r, m
     LIMIT $via_fanout
   }
@@ -211,8 +211,8 @@ CALL (seeds, hop1, hop2) {
 // CJK or Hangul character counts $cjk_weight, as formula.weighted_length), $w_question taken off a memory whose
 // content ends with one of $question_marks (formula.asks), $w_speaker added to one said by someone the query names
 // (formula.speaker_of: its opening before the first of $speaker_marks, 1 to $speaker_max_chars characters, trimmed
-// and lowercase, is one of $query_entities), the entity term the share of $query_entities (names
-// found in the query, lowercase) the memory is ABOUT, the time term for a memory created in [$time_from,
+// and lowercase, is one of $query_entities; not read when it cannot count), the entity term the share of
+// $query_entities (names found in the query, lowercase) the memory is ABOUT, the time term for a memory created in [$time_from,
 // $time_to), $half_life_days, $frequency_cap; a null confidence counts as $default_confidence, a null created_at as now), times the memory's
 // trust (its writer's, graphmem.security.tokens; null counts as 1). A memory trusted below $min_trust is no
 // candidate: the seeds and the walks left it out (the common filters), so it led to nothing either.
@@ -248,8 +248,10 @@ CALL (picked) {
        CASE WHEN idf_total > 0 THEN reduce(s = 0.0, i IN range(0, size($query_words) - 1) |
          s + CASE WHEN x.t CONTAINS $query_words[i] THEN idf[i] ELSE 0.0 END) / idf_total ELSE 0.0 END AS words,
        right(rtrim(coalesce(x.c.m.content, '')), 1) IN $question_marks AS asks,
-       reduce(o = ltrim(coalesce(x.c.m.content, '')), mark IN $speaker_marks | coalesce(split(o, mark)[0], ''))
-         AS opening, size(ltrim(coalesce(x.c.m.content, ''))) AS opened
+       CASE WHEN $w_speaker = 0.0 OR size($query_entities) = 0 OR $rerank = 'none' THEN ''
+            ELSE reduce(o = ltrim(coalesce(x.c.m.content, '')), mark IN $speaker_marks |
+                        coalesce(split(o, mark)[0], '')) END AS opening,
+       size(ltrim(coalesce(x.c.m.content, ''))) AS opened
   WITH idf, x, seed_cos, entity_hits, CASE $rerank WHEN 'none' THEN x.c.fused + x.c.received
        ELSE ($w_similarity * similarity + $w_fused * x.c.fused
             + $w_text * words * words

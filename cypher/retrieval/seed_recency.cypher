@@ -19,7 +19,7 @@ CALL (ns) {
                             AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
     AND ($after IS NULL OR m.created_at >= $after)
     AND ($before IS NULL OR m.created_at < $before)
-    AND coalesce(m.trust, 1.0) >= $min_trust
+    AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust)
   RETURN m
   ORDER BY m.namespace DESC, m.created_at DESC
   LIMIT $limit

@@ -11,7 +11,7 @@ WHERE m.namespace IN $namespaces AND m.status IN $statuses
                           AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
   AND ($after IS NULL OR m.created_at >= $after)
   AND ($before IS NULL OR m.created_at < $before)
-  AND coalesce(m.trust, 1.0) >= $min_trust
+  AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust)
 RETURN m.id AS id, elementId(m) AS key, score
 ORDER BY score DESC, m.id
 LIMIT $limit
