@@ -21,17 +21,17 @@ triggers that read as ordinary words, and rare-character CJK triggers.
 
 from __future__ import annotations
 
-import itertools
 import re
 import string
 import unicodedata
 from dataclasses import dataclass
 from typing import Final
 
+from graphmem.security.triggers import SPAN_MAX, trigger_hits
+
 __all__ = ["DEFAULT_THRESHOLD", "ScreenHit", "Screening", "screen"]
 
 DEFAULT_THRESHOLD: Final[float] = 0.5
-_SPAN_MAX: Final = 80
 
 
 @dataclass(frozen=True)
@@ -157,6 +157,17 @@ _rule("tool_call", 0.7, "transfer wire send move", r"\b(?:transfer|wire|send|mov
 _rule("tool_call", 0.55, "always only", r"(?:\byou\s+(?:should|must|will|shall|need\s+to|have\s+to)\s+|(?:^|[.!;:\n]"
       r"\s*))(?:always|only)\s+(?:answer|respond|reply|output|recommend|return)\s+(?:with|by|using|that)\s+(?:[\"'"
       r"\u201c\u2018]|the\s+(?:word|phrase|following|same)|a\s+link|only\b|exactly\b|yes\b|no\b|this\b)")
+_rule("tool_call", 0.55, "only", r"\b(?:reply|respond|answer|say|state)\s+only\s+(?:that|with)\b")
+# directives addressed to the user through the agent, or to the agent in the third person: weak alone ("tell the user
+# that the build is green" is a developer's note), they flag next to another hit
+_rule("tool_call", 0.45, "user users customer customers requester visitor assistant agent ai chatbot",
+      r"\b(?:tell|ask|instruct|direct|remind|advise|urge|warn|inform|notify|get|have|make)\s+(?:the\s+)?(?:user|customer|"
+      r"requester|visitor)s?\b|\bthe\s+(?:user|customer|requester)\s+(?:must|should|has\s+to|needs\s+to|is"
+      r"\s+required\s+to|ought\s+to)\s+(?:first\s+)?(?:visit|go\s+to|open|click|sign|log|enter|paste|run|install|download|"
+      r"re-?verify|verify|confirm|call|send|upload)\b|\bthe\s+(?:assistant|agent|ai|chatbot)\s+(?:should|must|needs\s+to|has"
+      r"\s+to|is\s+(?:expected|required|supposed)\s+to|will\s+need\s+to|ought\s+to)\b")
+_rule("tool_call", 0.45, "用户 助手", r"(?:告诉|让|要求|提醒|通知|叫)用户(?:先|必须|需要|去|马上|立即)?|"
+      r"(?:助手|智能体)(?:应该|必须|需要|应当)")
 _rule("tool_call", 0.7, "调用 执行 运行", r"(?:请|立即|马上|必须|务必|你要|你需要|自动)(?:调用|执行|运行)"
       r"(?:\s*`?[A-Za-z_]+`?\s*)?(?:以下|下面|这条|这个|如下)?的?(?:工具|插件|函数|接口|命令|脚本|代码)|调用工具\s*[`'\"]?[A-Za-z_]{3,}")
 _rule("tool_call", 0.45, "调用", r"调用(?:工具|插件)")
@@ -173,9 +184,23 @@ _SENSITIVE = (r"(?:(?:the|this|our|your|all|every|entire|whole|full|user'?s?|pre
            r"(?:\s+numbers?)?|personal\s+(?:data|information|details)|user\s+data|env(?:ironment)?\s+variables?|\.env)")
 _DEST = (r"(?:to|at|into|in|via|on)\s+(?:the\s+|this\s+|following\s+|my\s+|our\s+)*(?:(?:url|address|endpoint|server"
          r"|email)\s*:?\s*)?(?:https?://|www\.|[\w.+-]+@[\w-]+\.[\w.]+|webhook|endpoint|pastebin|ngrok)")
-_rule("exfiltration", 0.9, "http https www. @ webhook endpoint pastebin ngrok", r"\b(?:send|post|upload|forward|e-?mail"
-      rf"|mail|leak|share|transmit|exfiltrate|copy|submit|append|include|embed|dump|paste|sync)\b[^.\n]{{0,40}}?"
-      rf"{_SENSITIVE}\b[^.\n]{{0,60}}?{_DEST}")
+_rule("exfiltration", 0.9, "http https www. @ webhook endpoint pastebin ngrok", r"\b(?:send(?:s|ing)?|sent|post(?:s|ed|"
+      r"ing)?|upload(?:s|ed|ing)?|forward(?:s|ed|ing)?|e-?mail(?:s|ed|ing)?|mail(?:s|ed|ing)?|leak(?:s|ed|ing)?|shar(?:e|"
+      r"es|ed|ing)|transmit(?:s|ted|ting)?|exfiltrat(?:e|es|ed|ing)|cop(?:y|ies|ied|ying)|submit(?:s|ted|ting)?|append"
+      r"(?:s|ed|ing)?|includ(?:e|es|ed|ing)|embed(?:s|ded|ding)?|dump(?:s|ed|ing)?|past(?:e|es|ed|ing)|sync(?:s|ed|ing)?)"
+      rf"\b[^.\n]{{0,40}}?{_SENSITIVE}\b[^.\n]{{0,60}}?{_DEST}")
+# credential harvesting: signing in or handing over a secret at a link (narration matches too, so it flags only
+# next to another hit, such as a directive to the user)
+_CREDENTIAL = (r"(?:(?:sign|log)\s*-?\s*(?:in|on)|(?:re-?)?(?:enter|type|provide|submit|confirm|verify|update)\s+"
+               r"(?:(?:your|their|his|her|the|my|our|a)\s+)?(?:\w+\s+)?(?:passwords?|passcodes?|credentials|login|pin|card\s+(?:number|"
+               r"details)|(?:security|verification|one-time|2fa|otp)\s+codes?|account|identity))")
+_rule("exfiltration", 0.45, "http https www.", rf"\b{_CREDENTIAL}\b[^.\n]{{0,40}}?\b(?:at|on|via|through|into|using)\s+"
+      r"(?:https?://|www\.)|(?:https?://|www\.)\S+[^\n]{0,120}?\b(?:sign|log)\s*-?\s*(?:in|on)\s+(?:there|at\s+that\s+"
+      r"(?:link|site|address|page))\b")
+_rule("exfiltration", 0.45, "http https www.", rf"(?:在|到|访问|打开)\s*(?:https?://|www\.)\S+\s*(?:上|里|中)?[^{_ZP}]{{0,6}}?"
+      r"(?:登录|登入|输入密码|输入验证码|验证账户|验证账号|重新验证)|"
+      rf"(?:登录|输入|填写|提交|验证)[^{_ZP}]{{0,10}}?(?:账号|账户|密码|验证码|银行卡号?|信用卡|身份信息)[^{_ZP}]{{0,8}}?"
+      r"(?:https?://|www\.)")
 _rule("exfiltration", 0.7, "include append embed put encode", rf"\b(?:include|append|embed|put|encode)\s+{_SENSITIVE}"
       r"\s+"
       r"(?:in|into|inside)\s+(?:the\s+|your\s+|every\s+|each\s+)?(?:url|link|image|query|reply|response|answer)s?\b")
@@ -262,66 +287,16 @@ _rule("bridge", 0.65, "有人 任何人 别人", r"(?:每当|每次|只要|如�
 _rule("bridge", 0.7, "问题 无论 不管", rf"(?:对于|关于)(?:任何|所有|一切)(?:关于|有关)?[^{_ZS}]{{0,12}}?的?问题"
       r"[\uff0c,]?(?:正确)?(?:答案|回答)(?:都|一律)?(?:是|为)|(?:无论|不管)(?:谁|用户|什么人)问(?:起|到)?"
       rf"[^{_ZS}]{{0,20}}?(?:都|一律)(?:回答|回复|说成|推荐|改为)")
+# a procedure that puts a step before the answer ("first run X, then answer"; "the helpful first step is to ...")
+_rule("bridge", 0.35, "answer reply respond answering replying responding anything step next",
+      r"\b(?:and\s+)?then\s+(?:answer|reply|respond)(?:ing)?\b|\b(?:answer|reply|respond)\s+(?:only\s+)?(?:after|once)\s+"
+      r"(?:that|this|it|they)\b|\bbefore\s+anything\s+else\b|\b(?:helpful|right|correct|required|necessary|proper|best)"
+      r"\s+first\s+step\s+is\s+to\b|\b(?:that|this)\s+(?:step\s+)?first\s+next\s+time\b")
+_rule("bridge", 0.35, "然后 之后 第一步", r"然后(?:再)?(?:回答|回复|作答)|(?:之后|以后)再(?:回答|回复)|"
+      r"第一步(?:是|就是|应该是)先?")
+_rule("override", 0.6, "ignore disregard", r"\b(?:ignore|disregard)\s+what(?:ever)?\s+(?:the\s+)?(?:(?:chat|"
+      r"conversation|message)\s+)?(?:conversation|context|chat|log|logs|transcript|memory|memories|documents?|sources?|records?|history)\s+(?:says?|said|shows?|contains?)\b")
 _rule("bridge", 0.6, "以后", r"以后(?:每当|每次|只要)(?:用户)?(?:问|询问|提到)")
-
-# --- trigger_string: AgentPoison-like runs of tokens that are not words -----------------------------------------
-_CAMEL = re.compile(r"(?:[A-Z][a-z]*|[a-z]*[aeiouy][a-z]*)(?:[A-Z][a-z]*[aeiouy][a-z]*){1,3}s?")
-_LETTER_DIGIT_ALT = re.compile(r"[A-Za-z]+[0-9]+[A-Za-z]+[0-9]*")
-_NO_VOWEL = re.compile(r"[b-df-hj-np-tv-xz]{5,}", _I)
-_ODD_SYMBOL = re.compile(r"[A-Za-z0-9][^\w\s'.,!?:;\-/&@#()\"*][A-Za-z0-9]")
-_EDGE = re.compile(r"^[\W_]+|[\W_]+$")
-_PUNCT_RUN = re.compile(r"[^\w\s\u4e00-\u9fff]{6,}")
-_SAFE_TOKEN = re.compile(r"^(?:https?://|www\.|[\w.+-]+@|#|@)", _I)
-_RARE = "{}[]^~|\\<>`"
-_SHAPE = str.maketrans({
-    **{c: "v" if c in "aeiouy" else "c" for c in string.ascii_lowercase},
-    **{c: "V" if c in "AEIOUY" else "C" for c in string.ascii_uppercase},
-    **dict.fromkeys(string.digits, "0"), **dict.fromkeys(string.punctuation, "."), **dict.fromkeys(_RARE, "#")})
-_MIXED = ("cC", "cV", "vC", "vV", "c0", "v0", "C0", "V0")
-
-
-def _is_odd(token: str) -> bool:
-    """A token that is not a word: mixed-case nonsense, letters mixed with digits or rare symbols, no vowels."""
-    if _SAFE_TOKEN.match(token):
-        return False
-    word = _EDGE.sub("", token)
-    if len(word) < 3:
-        return False
-    if _ODD_SYMBOL.search(word) or (len(word) >= 4 and _LETTER_DIGIT_ALT.fullmatch(word)):
-        return True
-    if not (word.isascii() and word.isalpha()):
-        return False
-    switches = sum(1 for a, b in itertools.pairwise(word) if a.islower() != b.islower())
-    if switches >= 2 and not word.isupper() and not _CAMEL.fullmatch(word):
-        return True
-    return bool(_NO_VOWEL.search(word)) and len(set(word.lower())) >= 3
-
-
-def _trigger_hits(plain: str, tokens: list[str]) -> list[ScreenHit]:
-    """>= 3 odd tokens among 5 in a row; a run of >= 6 punctuation marks of >= 4 kinds. A character-class "shape"
-    of the text (str.translate and str.count, no regex) decides cheaply whether to look closer."""
-    hits: list[ScreenHit] = []
-    shape = plain.translate(_SHAPE)
-    rare = shape.count("#")
-    if sum(shape.count(pair) for pair in _MIXED) + rare >= 3 or "ccccc" in shape:
-        # translate keeps every character in place, so the shape's tokens line up with the text's
-        odd = [not (sh.isalpha() and sh.islower() and "ccccc" not in sh) and _is_odd(t)
-               for t, sh in zip(tokens, shape.split(), strict=True)]
-        best, best_at = 0, 0
-        for start, is_odd in enumerate(odd):
-            count = sum(odd[start:start + 5])
-            if is_odd and count > best:
-                best, best_at = count, start
-        if best >= 3:
-            span = " ".join(tokens[best_at:best_at + 5])[:_SPAN_MAX]
-            hits.append(ScreenHit("trigger_string", span, 0.8 if best >= 4 else 0.6))
-    if rare >= 2 or not plain.isascii():
-        for match in _PUNCT_RUN.finditer(plain):
-            if len(set(match.group())) >= 4:
-                hits.append(ScreenHit("trigger_string", match.group()[:_SPAN_MAX], 0.5))
-                break
-    return hits
-
 
 _INVISIBLE = re.compile("[\u200b-\u200d\u2060-\u2064\u180e\ufeff\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
 _NOT_LETTER = str.maketrans(dict.fromkeys(string.digits + string.punctuation, " "))
@@ -383,8 +358,8 @@ def screen(text: str, *, threshold: float = DEFAULT_THRESHOLD) -> Screening:
                 continue  # a weaker pattern of the same rule re-reading the same words is not new evidence
             seen.append((start, end))
             span = _INVISIBLE.sub("", match.group()).strip() or " ".join(f"U+{ord(c):04X}" for c in match.group()[:4])
-            hits.append(ScreenHit(entry.rule, span[:_SPAN_MAX], entry.weight))
+            hits.append(ScreenHit(entry.rule, span[:SPAN_MAX], entry.weight))
             break
-    hits.extend(_trigger_hits(plain, tokens))
+    hits.extend(ScreenHit("trigger_string", span, weight) for span, weight in trigger_hits(plain, tokens))
     score = _combine([hit.weight for hit in hits])
     return Screening(score, bool(hits) and score >= threshold, tuple(hits))
