@@ -225,12 +225,16 @@ class Settings(BaseSettings):
     signing_disabled: bool = False
     """Run without signatures (memories are written unsigned and reads check nothing): an explicit choice."""
     integrity_failures: IntegrityMode = IntegrityMode.HIDE
-    # --- poisoning screen at write (graphmem/security/screening.py) -----------------------------------
+    """What reads do with a memory whose signature fails: leave it out (hide), or return it marked (flag)."""
+    # --- poisoning screen at write (graphmem/security/screening.py, probe.py) -------------------------
     screening: bool = True
     """Screen every memory written for content aimed at the agent (instructions, tool calls, exfiltration, hidden
     text, trigger strings, claimed authority, bridging records): a flagged one is stored ``quarantined``."""
     screening_threshold: float = Field(default=DEFAULT_THRESHOLD, gt=0.0, le=1.0)
-    """What reads do with a memory whose signature fails: leave it out (hide), or return it marked (flag)."""
+    """The rules' score at which a memory is flagged."""
+    screening_probe: bool = True
+    """Also flag what the intent probe over the memory's embedding scores at or above its threshold (only for the
+    embedding space the probe was trained in: the default MiniLM, bilingual or sentence-transformers)."""
     # --- life cycle and maintenance (graphmem/lifecycle) ---------------------------------------------
     working_ttl_s: float = Field(default=86_400.0, ge=0)
     """Lifetime of a working memory written without ``expires_at``, from when it is written (0: none, it never

@@ -2,7 +2,9 @@
 // valid_until instead (null cannot say that).
 // Parameters: $id, $namespace, $content, $embedding, $content_hash, $title (the Browser caption), $tags, $tags_text,
 // $confidence, $importance, $valid_from, $valid_until, $clear_valid_until, $writer, $trust (provenance: the editor
-// and the trust it leaves; null keeps them), $at. Returns: memory (map, no embedding).
+// and the trust it leaves; null keeps them), $quarantine ('quarantined' when the screen flagged new content, else
+// null) with $metadata_json (the metadata with the screen's reason, else null), $at. Returns: memory (map, no
+// embedding).
 // The embedding is stored as 32-bit floats, as in memory/create.
 MATCH (m:Memory {namespace: $namespace, id: $id}) WHERE m.status <> 'deleted'
 SET m.content = coalesce($content, m.content),
@@ -16,6 +18,8 @@ SET m.content = coalesce($content, m.content),
     m.valid_until = CASE WHEN $clear_valid_until THEN null ELSE coalesce($valid_until, m.valid_until) END,
     m.writer = coalesce($writer, m.writer),
     m.trust = coalesce($trust, m.trust),
+    m.status = coalesce($quarantine, m.status),
+    m.metadata_json = coalesce($metadata_json, m.metadata_json),
     m.updated_at = $at,
     m._resign = true
 WITH m

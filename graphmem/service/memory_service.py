@@ -30,7 +30,7 @@ from graphmem.models import (
 )
 from graphmem.retrieval.cache import NamespaceVersions
 from graphmem.retrieval.oversample import deepening
-from graphmem.security.screening import screen
+from graphmem.security.probe import load_probe, screen_reason
 from graphmem.service.dedupe import dedupe_threshold
 from graphmem.service.idempotency import IdempotentWriter
 from graphmem.service.neighbours import stored_neighbours
@@ -76,6 +76,7 @@ class MemoryService(IdempotentWriter):
         super().__init__(store, settings, versions)
         self.embedder = embedder
         self.tasks = TaskService(store, settings, self.versions)
+        self.probe = load_probe(settings)
 
     @property
     def threshold(self) -> float:
@@ -167,21 +168,23 @@ class MemoryService(IdempotentWriter):
         plan = plan_batch(
             drafts, vectors, existing_ids=existing, hash_hits=hash_hits, vector_hits=vector_hits,
             threshold=self.threshold, dedupe=dedupe, alpha=self.settings.dedupe_alpha, now=now,
-            guard=self.settings.dedupe_guard, quarantine=self._screen(drafts, wanted),
+            guard=self.settings.dedupe_guard, quarantine=self._screen(drafts, wanted, vectors),
             working_ttl=self.settings.working_ttl,
         )
         await self._construct(plan, drafts, now)
         return plan
 
-    def _screen(self, drafts: Sequence[MemoryDraft], wanted: set[int]) -> dict[int, str]:
-        """The drafts the poisoning screen flags (index -> reason), to be stored quarantined."""
+    def _screen(self, drafts: Sequence[MemoryDraft], wanted: set[int],
+                vectors: Sequence[Sequence[float]]) -> dict[int, str]:
+        """The drafts the poisoning screen flags (index -> reason), to be stored quarantined: the rules on the text,
+        and the intent probe on its embedding where there is one for this embedding space."""
         if not self.settings.screening:
             return {}
         out = {}
         for i in sorted(wanted):
-            verdict = screen(drafts[i].content, threshold=self.settings.screening_threshold)
-            if verdict.flagged:
-                out[i] = verdict.reason()
+            reason = screen_reason(drafts[i].content, vectors[i], self.settings.screening_threshold, self.probe)
+            if reason:
+                out[i] = reason
         return out
 
     async def _construct(self, plan: WritePlan, drafts: Sequence[MemoryDraft], now: datetime) -> None:
@@ -298,7 +301,8 @@ class MemoryService(IdempotentWriter):
         editor: tuple[str, float] | None = None,
     ) -> Memory:
         """Edit a memory; new content is re-embedded (before the transaction) and re-hashed. None keeps a field;
-        ``clear_valid_until`` removes the end of its validity (it may not come with a ``valid_until``).
+        ``clear_valid_until`` removes the end of its validity (it may not come with a ``valid_until``). New content
+        is screened as a write is: flagged, the memory becomes ``quarantined`` with the reason in its metadata.
 
         ``editor`` (token name, trust; ``ScopedService`` passes its own): an edit never leaves a memory trusted more
         than its editor (its trust becomes the lower of the two), and new content names the editor as its writer,
@@ -317,7 +321,11 @@ class MemoryService(IdempotentWriter):
                                       "tags": tuple(tags) if tags is not None else None}.items() if v is not None}
         (checked,) = parse_items(Memory, [{**current.model_dump(), **changes}])  # validators on the new values
         embedding = (await self.embed([checked.content]))[0] if content is not None else None
+        quarantine = (screen_reason(checked.content, embedding, self.settings.screening_threshold, self.probe)
+                      if embedding is not None and self.settings.screening else "")
         (rows,) = await self._write(namespace, [Step("memory/update", {
+            "quarantine": MemoryStatus.QUARANTINED.value if quarantine else None,
+            "metadata_json": json.dumps({**current.metadata, "quarantine_reason": quarantine}) if quarantine else None,
             "id": memory_id, "namespace": namespace, "content": content, "embedding": embedding,
             "content_hash": content_hash(checked.content) if content is not None else None,
             "title": caption(checked.content) if content is not None else None,

@@ -164,7 +164,8 @@ def test_directive_cues_flag_together(text: str) -> None:
 @pytest.mark.parametrize("verb", ["sending", "sent", "pasted", "forwarded", "uploading", "emailed", "shared"])
 def test_exfiltration_reads_every_form_of_the_verb(verb: str) -> None:
     result = screen(f"It only worked after {verb} the whole chat log to https://backup.example.org/in.")
-    assert result.flagged and "exfiltration" in {hit.rule for hit in result.hits}, result.reason()
+    assert result.flagged, result.reason()
+    assert "exfiltration" in {hit.rule for hit in result.hits}, result.reason()
 
 
 def test_hard_negatives_from_the_brief() -> None:

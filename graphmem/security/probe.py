@@ -1,0 +1,95 @@
+"""The screen's second opinion: a linear probe over the memory's embedding that scores "aimed at the agent".
+
+The rules of ``graphmem.security.screening`` explain what they catch, and catch what their patterns anticipate:
+on a corpus of attacks written by someone who had not seen them (``benchmarks/data/screening_heldout``) they found
+14-19% (``benchmarks/results/intent_probe.json``). Paraphrase is what an embedding is for, and every memory is
+embedded before it is written, so a logistic regression over that vector costs one dot product per write.
+
+The probe is trained by ``benchmarks/intent_probe.py`` on the committed screening corpus (``tests/data/screening``)
+only; its regularisation and its threshold are chosen there by stratified cross-validation (the highest
+cross-validated detection whose benign false-positive rate stays at or below ``MAX_CV_FALSE_POSITIVES``). The
+held-out corpus and the LoCoMo turns are measured, never fitted. A probe belongs to one embedding space: the file
+names the embedders and model it was trained with, and another configuration gets no probe (the rules alone).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from graphmem.config import Settings
+from graphmem.errors import ConfigError
+from graphmem.security.screening import screen
+
+__all__ = ["MAX_CV_FALSE_POSITIVES", "PROBE_DIR", "IntentProbe", "load_probe", "probe_path", "screen_reason"]
+
+PROBE_DIR: Final = Path(__file__).parent / "probes"
+MAX_CV_FALSE_POSITIVES: Final = 0.02
+"""The benign false-positive rate (cross-validated on the committed corpus) a probe threshold may cost."""
+
+
+@dataclass(frozen=True)
+class IntentProbe:
+    model: str
+    embedders: tuple[str, ...]
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float
+    """Flag at ``score >= threshold``."""
+
+    def score(self, vector: Sequence[float]) -> float:
+        """P(aimed at the agent) for one embedding, in [0, 1]."""
+        if len(vector) != len(self.weights):
+            raise ConfigError(f"the intent probe takes {len(self.weights)}-dimensional vectors, got {len(vector)}")
+        z = self.bias + math.fsum(w * x for w, x in zip(self.weights, vector, strict=True))
+        return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+
+    def reason(self, score: float) -> str:
+        return f"intent probe: score {score:.2f} >= {self.threshold:.2f}"
+
+    @classmethod
+    def read(cls, path: Path) -> IntentProbe:
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            probe = cls(model=str(raw["model"]), embedders=tuple(str(e) for e in raw["embedders"]),
+                        weights=tuple(float(w) for w in raw["weights"]), bias=float(raw["bias"]),
+                        threshold=float(raw["threshold"]))
+        except (OSError, KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"the intent probe {path.name} is missing or unreadable: {exc}") from exc
+        if not probe.weights or not 0.0 < probe.threshold < 1.0:
+            raise ConfigError(f"the intent probe {path.name} has no weights or a threshold outside (0, 1)")
+        return probe
+
+
+def probe_path(model: str) -> Path:
+    return PROBE_DIR / f"{model}.json"
+
+
+def load_probe(settings: Settings) -> IntentProbe | None:
+    """The probe of the configured embedding space, or None (no probe for it, or ``screening_probe`` off)."""
+    if not (settings.screening and settings.screening_probe):
+        return None
+    path = probe_path(settings.embedding_model)
+    if not path.is_file():
+        return None
+    probe = IntentProbe.read(path)
+    return probe if settings.embedder in probe.embedders else None
+
+
+def screen_reason(content: str, vector: Sequence[float], threshold: float, probe: IntentProbe | None) -> str:
+    """Why a memory about to be written is quarantined, "" when it is not: the rules' reason (``quarantined: score
+    0.96 (exfiltration: '...'; ...)``), with ``; intent probe: score 0.91 >= 0.80`` when the probe agrees; or, caught
+    by the probe alone, ``quarantined: intent probe: score 0.91 >= 0.80`` and the rules' weak hits, if any."""
+    verdict = screen(content, threshold=threshold)
+    score = probe.score(vector) if probe is not None else 0.0
+    caught = probe is not None and score >= probe.threshold
+    if verdict.flagged:
+        return f"{verdict.reason()}; {probe.reason(score)}" if caught and probe is not None else verdict.reason()
+    if not caught or probe is None:
+        return ""
+    weak = f" (rules {verdict.reason().removeprefix('passed: ')})" if verdict.hits else ""
+    return f"quarantined: {probe.reason(score)}{weak}"
