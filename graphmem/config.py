@@ -232,9 +232,11 @@ class Settings(BaseSettings):
     text, trigger strings, claimed authority, bridging records): a flagged one is stored ``quarantined``."""
     screening_threshold: float = Field(default=DEFAULT_THRESHOLD, gt=0.0, le=1.0)
     """The rules' score at which a memory is flagged."""
-    screening_probe: bool = True
+    screening_probe: bool = False
     """Also flag what the intent probe over the memory's embedding scores at or above its threshold (only for the
-    embedding space the probe was trained in: the default MiniLM, bilingual or sentence-transformers)."""
+    embedding space the probe was trained in: the default MiniLM, bilingual or sentence-transformers). Opt-in: it
+    catches paraphrased attacks the rules miss, and also flags some plain workplace facts ("Alice is a backend
+    engineer who moved from Acme Corp to Globex." scores 0.97), see ``graphmem/security/probe.py``."""
     # --- life cycle and maintenance (graphmem/lifecycle) ---------------------------------------------
     working_ttl_s: float = Field(default=86_400.0, ge=0)
     """Lifetime of a working memory written without ``expires_at``, from when it is written (0: none, it never

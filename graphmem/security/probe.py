@@ -10,6 +10,12 @@ only; its regularisation and its threshold are chosen there by stratified cross-
 cross-validated detection whose benign false-positive rate stays at or below ``MAX_CV_FALSE_POSITIVES``). The
 held-out corpus and the LoCoMo turns are measured, never fitted. A probe belongs to one embedding space: the file
 names the embedders and model it was trained with, and another configuration gets no probe (the rules alone).
+
+Opt-in (``Settings.screening_probe``, ``GRAPHMEM_SCREENING_PROBE=true``): with 1 of 90 held-out hard benign texts
+and 0 of 2,760 LoCoMo turns flagged it looked safe, but on workplace facts it is not calibrated: "Alice is a
+backend engineer who moved from Acme Corp to Globex." scores 0.97 ("Acme Corp" alone 0.92), above the 0.95
+threshold. Its training set has too few ordinary work and technology facts; until it has them, the rules alone
+screen by default.
 """
 
 from __future__ import annotations

