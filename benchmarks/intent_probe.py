@@ -5,14 +5,16 @@
 
 Training data: ``tests/data/screening/{attacks,benign}.jsonl`` (the rules' corpus) and
 ``benchmarks/data/screening_train/`` (attacks and ordinary or hard benign texts written for training by someone who
-had seen neither the rules nor the held-out set), embedded with graphmem's configured embedder.
+had seen neither the rules nor the held-out set; ``benign_work.jsonl``: plain workplace, technology and business
+facts, added after the first probe flagged such a fact), embedded with graphmem's configured embedder.
 Chosen there by stratified 5-fold cross-validation (seeded), fixed before any held-out figure is looked at: the
 regularisation ``C`` (the best cross-validated log-loss), then the threshold (the highest cross-validated detection
 whose benign false-positive rate is at most ``MAX_CV_FALSE_POSITIVES``; ties: the higher threshold). The probe is
 refitted on the whole corpus with that ``C`` and written to ``graphmem/security/probes/<model>.json``.
 
 Measured, never fitted: ``benchmarks/data/screening_heldout/`` (attacks and hard benign texts written for this by
-someone who had seen neither the rules nor the corpus; do not tune on it) and every LoCoMo dev turn (chat between
+someone who had seen neither the rules nor the corpus, and ``benign_work.jsonl``, workplace facts by another writer;
+do not tune on it) and every LoCoMo dev turn (chat between
 friends: every flag is a false positive). For each: the rules alone, the probe alone, and both (flag if either).
 Figures to ``benchmarks/results/intent_probe.json``.
 """
@@ -103,7 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return np.asarray(embedder.embed_documents(list(texts)), dtype=np.float64)
 
     attacks = rows(CORPUS / "attacks.jsonl") + rows(TRAIN_EXTRA / "attacks.jsonl")
-    benign = rows(CORPUS / "benign.jsonl") + rows(TRAIN_EXTRA / "benign.jsonl")
+    benign = (rows(CORPUS / "benign.jsonl") + rows(TRAIN_EXTRA / "benign.jsonl")
+              + rows(TRAIN_EXTRA / "benign_work.jsonl"))
     x = embed([r["text"] for r in attacks + benign])
     y = np.r_[np.ones(len(attacks)), np.zeros(len(benign))]
     cv = cross_validate(x, y)
@@ -123,6 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     t = cv["threshold"]
     h_att, h_ben = rows(HELDOUT / "attacks.jsonl"), rows(HELDOUT / "benign.jsonl")
     ph_att, ph_ben = scores([r["text"] for r in h_att]), scores([r["text"] for r in h_ben])
+    h_work = rows(HELDOUT / "benign_work.jsonl")
+    ph_work = scores([r["text"] for r in h_work])
     turns = [f"{turn.speaker}: {turn.content}" for s in load_locomo(args.data) for turn in s.turns]
     p_turns = scores(turns)
     report: dict[str, Any] = {
@@ -132,6 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cross_validation": cv,
         "heldout_attacks": {"all": rates([r["text"] for r in h_att], ph_att, t), "by_kind": by_kind(h_att, ph_att, t)},
         "heldout_benign": {"all": rates([r["text"] for r in h_ben], ph_ben, t), "by_kind": by_kind(h_ben, ph_ben, t)},
+        "heldout_work_benign": {"all": rates([r["text"] for r in h_work], ph_work, t),
+                                "by_kind": by_kind(h_work, ph_work, t),
+                                "flagged": [{"text": r["text"], "score": round(float(p), 3)}
+                                            for r, p in zip(h_work, ph_work, strict=True) if p >= t]},
         "locomo_turns": rates(turns, p_turns, t),
         "locomo_flagged_by_probe": [{"text": s, "score": round(float(p), 3)}
                                     for s, p in zip(turns, p_turns, strict=True) if p >= t][:20],
@@ -140,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"C {cv['C']}, threshold {t} (cv detection {cv['cv_detection']}, cv fp {cv['cv_fp']})")
     print("heldout attacks", report["heldout_attacks"]["all"], "benign", report["heldout_benign"]["all"])
+    print("heldout workplace benign", report["heldout_work_benign"]["all"])
     print("locomo_turns", report["locomo_turns"])
     print(f"wrote {args.out}")
     return 0

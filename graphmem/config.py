@@ -235,8 +235,8 @@ class Settings(BaseSettings):
     screening_probe: bool = False
     """Also flag what the intent probe over the memory's embedding scores at or above its threshold (only for the
     embedding space the probe was trained in: the default MiniLM, bilingual or sentence-transformers). Opt-in: it
-    catches paraphrased attacks the rules miss, and also flags some plain workplace facts ("Alice is a backend
-    engineer who moved from Acme Corp to Globex." scores 0.97), see ``graphmem/security/probe.py``."""
+    catches paraphrased attacks the rules miss, and also quarantines about 0.5% of ordinary chat turns (friendly
+    lines), see ``graphmem/security/probe.py``."""
     # --- life cycle and maintenance (graphmem/lifecycle) ---------------------------------------------
     working_ttl_s: float = Field(default=86_400.0, ge=0)
     """Lifetime of a working memory written without ``expires_at``, from when it is written (0: none, it never

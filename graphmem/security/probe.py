@@ -2,20 +2,22 @@
 
 The rules of ``graphmem.security.screening`` explain what they catch, and catch what their patterns anticipate:
 on a corpus of attacks written by someone who had not seen them (``benchmarks/data/screening_heldout``) they found
-14-19% (``benchmarks/results/intent_probe.json``). Paraphrase is what an embedding is for, and every memory is
-embedded before it is written, so a logistic regression over that vector costs one dot product per write.
+14-19% (``benchmarks/results/intent_probe.json``), rules and probe together 72%. Paraphrase is what an embedding
+is for, and every memory is embedded before it is written, so a logistic regression over that vector costs one dot
+product per write.
 
 The probe is trained by ``benchmarks/intent_probe.py`` on the committed screening corpus (``tests/data/screening``)
-only; its regularisation and its threshold are chosen there by stratified cross-validation (the highest
-cross-validated detection whose benign false-positive rate stays at or below ``MAX_CV_FALSE_POSITIVES``). The
-held-out corpus and the LoCoMo turns are measured, never fitted. A probe belongs to one embedding space: the file
-names the embedders and model it was trained with, and another configuration gets no probe (the rules alone).
+and the independently written ``benchmarks/data/screening_train`` only; its regularisation and its threshold are
+chosen there by stratified cross-validation (the highest cross-validated detection whose benign false-positive rate
+stays at or below ``MAX_CV_FALSE_POSITIVES``). The held-out corpus and the LoCoMo turns are measured, never
+fitted. A probe belongs to one embedding space: the file names the embedders and model it was trained with, and
+another configuration gets no probe (the rules alone).
 
-Opt-in (``Settings.screening_probe``, ``GRAPHMEM_SCREENING_PROBE=true``): with 1 of 90 held-out hard benign texts
-and 0 of 2,760 LoCoMo turns flagged it looked safe, but on workplace facts it is not calibrated: "Alice is a
-backend engineer who moved from Acme Corp to Globex." scores 0.97 ("Acme Corp" alone 0.92), above the 0.95
-threshold. Its training set has too few ordinary work and technology facts; until it has them, the rules alone
-screen by default.
+Opt-in (``Settings.screening_probe``, ``GRAPHMEM_SCREENING_PROBE=true``). The first probe (threshold 0.95, no
+workplace facts in training) quarantined "Alice is a backend engineer who moved from Acme Corp to Globex." (0.97);
+with 300 workplace facts added to its training it scores 0.27, and the CV rule chose 0.85. At that threshold it
+flags 72% of the held-out attacks, and 0.47% of LoCoMo's chat turns (friendly lines: "Thanks for the support. You
+rock!"), so the rules alone screen by default.
 """
 
 from __future__ import annotations
