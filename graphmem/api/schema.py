@@ -13,21 +13,18 @@ from strawberry.types import ExecutionContext, get_object_definition
 from graphmem.api.consolidation_types import Report as ConsolidationPayload
 from graphmem.api.context import Context
 from graphmem.api.errors import ErrorCodes, log_unexpected
+from graphmem.api.inputs import MemoryInput, RelationInput, TaskInput, TurnInput
 from graphmem.api.observability import OperationMetrics
 from graphmem.api.reflection_types import ReflectionReport
 from graphmem.api.types import (
     Entity,
     MemoryConnection,
-    MemoryInput,
     Namespaces,
     Neighborhood,
-    RelationInput,
     SearchPayload,
     Stats,
     Task,
-    TaskInput,
     Turn,
-    TurnInput,
     WritePayload,
 )
 from graphmem.api.types import Memory as MemoryType

@@ -17,6 +17,8 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Any
 
+from graphmem.retrieval.types import Channel
+
 MAX_OVERSAMPLE = 4096
 FACTOR = 4
 """Rows per seed asked for while nothing is known of a filter set."""
@@ -73,3 +75,11 @@ async def deepening(read: Callable[[list[dict[str, Any]], int], Awaitable[list[d
             break
         todo, k = [row for row in todo if row["idx"] in again], min(k * 4, MAX_OVERSAMPLE)
     return rows
+
+
+def filter_key(channel: Channel, filters: dict[str, Any]) -> tuple[Any, ...]:
+    """What decides the share of an index's rows a search keeps: the channel and the filters (but ``now``)."""
+    kinds = filters["kinds"]
+    return (channel.value, tuple(filters["namespaces"]), tuple(filters["statuses"]),
+            tuple(kinds) if kinds is not None else None, filters["as_of"], filters["after"], filters["before"],
+            filters["min_trust"])

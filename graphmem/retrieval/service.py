@@ -29,7 +29,7 @@ from graphmem.retrieval.expansion import Activation, ExpansionConfig
 from graphmem.retrieval.formula import CHARS_PER_WORD, CJK_WEIGHT, QUESTION_MARKS, FormulaWeights
 from graphmem.retrieval.fusion import RRF_K, fuse
 from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
-from graphmem.retrieval.oversample import MAX_OVERSAMPLE, Oversample
+from graphmem.retrieval.oversample import MAX_OVERSAMPLE, Oversample, filter_key
 from graphmem.retrieval.ranking import QueryContext, keep_for, rank, weighed
 from graphmem.retrieval.textquery import fulltext_query
 from graphmem.retrieval.timeparse import parse_time_range
@@ -393,11 +393,3 @@ class RetrievalService:
         for step in candidate.path:
             value *= self.expansion.type_weights.get(step.type, 0.0) * step.weight
         return max(value, 0.0) if math.isfinite(value) else 0.0
-
-
-def filter_key(channel: Channel, filters: dict[str, Any]) -> tuple[Any, ...]:
-    """What decides the share of an index's rows a search keeps: the channel and the filters (but ``now``)."""
-    kinds = filters["kinds"]
-    return (channel.value, tuple(filters["namespaces"]), tuple(filters["statuses"]),
-            tuple(kinds) if kinds is not None else None, filters["as_of"], filters["after"], filters["before"],
-            filters["min_trust"])
