@@ -235,8 +235,11 @@ class Settings(BaseSettings):
     screening_probe: bool = False
     """Also flag what the intent probe over the memory's embedding scores at or above its threshold (only for the
     embedding space the probe was trained in: the default MiniLM, bilingual or sentence-transformers). Opt-in: it
-    catches paraphrased attacks the rules miss, and also quarantines about 0.5% of ordinary chat turns (friendly
-    lines), see ``graphmem/security/probe.py``."""
+    catches paraphrased attacks the rules miss, and also quarantines some ordinary memories (about 1.5% of an
+    agent's own lessons and technical notes on a held-out set), see ``graphmem/security/probe.py``."""
+    screening_probe_threshold: float | None = Field(default=None, gt=0.0, lt=1.0)
+    """The probe's threshold instead of the one shipped with it (chosen by cross-validation): lower catches more
+    attacks and quarantines more ordinary text (``benchmarks/results/intent_probe.json`` has the trade-off)."""
     # --- life cycle and maintenance (graphmem/lifecycle) ---------------------------------------------
     working_ttl_s: float = Field(default=86_400.0, ge=0)
     """Lifetime of a working memory written without ``expires_at``, from when it is written (0: none, it never

@@ -2,26 +2,29 @@
 
 The rules of ``graphmem.security.screening`` explain what they catch, and catch what their patterns anticipate:
 on a corpus of attacks written by someone who had not seen them (``benchmarks/data/screening_heldout``) they found
-14-19% (``benchmarks/results/intent_probe.json``), rules and probe together 72%. Paraphrase is what an embedding
-is for, and every memory is embedded before it is written, so a logistic regression over that vector costs one dot
-product per write.
+19% (``benchmarks/results/intent_probe.json``). Paraphrase is what an embedding is for, and every memory is
+embedded before it is written, so a logistic regression over that vector costs one dot product per write.
 
 The probe is trained by ``benchmarks/intent_probe.py`` on the committed screening corpus (``tests/data/screening``)
 and the independently written ``benchmarks/data/screening_train`` only; its regularisation and its threshold are
 chosen there by stratified cross-validation (the highest cross-validated detection whose benign false-positive rate
-stays at or below ``MAX_CV_FALSE_POSITIVES``). The held-out corpus and the LoCoMo turns are measured, never
-fitted. A probe belongs to one embedding space: the file names the embedders and model it was trained with, and
-another configuration gets no probe (the rules alone).
+stays at or below ``MAX_CV_FALSE_POSITIVES``, and at or below ``MAX_CV_ORDINARY_FALSE_POSITIVES`` on ordinary
+texts: workplace facts, chat, an agent's lessons and technical notes). The held-out corpus and the LoCoMo turns are
+measured, never fitted. A probe belongs to one embedding space: the file names the embedders and model it was
+trained with, and another configuration gets no probe (the rules alone).
 
-Opt-in (``Settings.screening_probe``, ``GRAPHMEM_SCREENING_PROBE=true``). The first probe (threshold 0.95, no
-workplace facts in training) quarantined "Alice is a backend engineer who moved from Acme Corp to Globex." (0.97);
-with 300 workplace facts added to its training it scores 0.27, and the CV rule chose 0.85. At that threshold it
-flags 72% of the held-out attacks, and 0.47% of LoCoMo's chat turns (friendly lines: "Thanks for the support. You
-rock!"), so the rules alone screen by default.
+Opt-in (``Settings.screening_probe``, ``GRAPHMEM_SCREENING_PROBE=true``; ``screening_probe_threshold`` overrides the
+shipped threshold). History: v1 (threshold 0.95) quarantined "Alice is a backend engineer who moved from Acme Corp
+to Globex."; v2 (workplace facts in training, 0.85) flagged 72% of the held-out attacks and 0.47% of LoCoMo's chat
+turns ("Thanks for the support. You rock!"); v3 (chat lines added, and the ordinary-text cap) 56% and 1 turn, but
+7% of an agent's held-out lessons and technical notes ("Get explicit confirmation before any purchase over
+$100."); the shipped v4 (those added to training, 0.97) 42%, no LoCoMo turn, 3 of 200 lessons and notes. A lesson
+is an instruction to the agent by design, so the probe stays off by default.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Sequence
@@ -33,11 +36,14 @@ from graphmem.config import Settings
 from graphmem.errors import ConfigError
 from graphmem.security.screening import screen
 
-__all__ = ["MAX_CV_FALSE_POSITIVES", "PROBE_DIR", "IntentProbe", "load_probe", "probe_path", "screen_reason"]
+__all__ = ["MAX_CV_FALSE_POSITIVES", "MAX_CV_ORDINARY_FALSE_POSITIVES", "PROBE_DIR", "IntentProbe", "load_probe",
+           "probe_path", "screen_reason"]
 
 PROBE_DIR: Final = Path(__file__).parent / "probes"
 MAX_CV_FALSE_POSITIVES: Final = 0.02
 """The benign false-positive rate (cross-validated on the committed corpus) a probe threshold may cost."""
+MAX_CV_ORDINARY_FALSE_POSITIVES: Final = 0.002
+"""The same for ordinary texts (chat, workplace facts), at most one in 500: a store holds thousands of them."""
 
 
 @dataclass(frozen=True)
@@ -78,14 +84,18 @@ def probe_path(model: str) -> Path:
 
 
 def load_probe(settings: Settings) -> IntentProbe | None:
-    """The probe of the configured embedding space, or None (no probe for it, or ``screening_probe`` off)."""
+    """The probe of the configured embedding space, or None (no probe for it, or ``screening_probe`` off); its
+    threshold is the file's unless ``screening_probe_threshold`` sets another."""
     if not (settings.screening and settings.screening_probe):
         return None
     path = probe_path(settings.embedding_model)
     if not path.is_file():
         return None
     probe = IntentProbe.read(path)
-    return probe if settings.embedder in probe.embedders else None
+    if settings.embedder not in probe.embedders:
+        return None
+    override = settings.screening_probe_threshold
+    return probe if override is None else dataclasses.replace(probe, threshold=override)
 
 
 def screen_reason(content: str, vector: Sequence[float], threshold: float, probe: IntentProbe | None) -> str:
