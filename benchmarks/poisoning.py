@@ -289,14 +289,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = asyncio.run(run(args, settings))
     report = {
         "benchmark": "poisoning", "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "command": " ".join([".venv/bin/python -m benchmarks.poisoning",
+        "command": " ".join([*(["GRAPHMEM_SCREENING_PROBE=true"] if base.screening_probe else []),
+                             ".venv/bin/python -m benchmarks.poisoning",
                              *(argv if argv is not None else sys.argv[1:])]),
         "settings": {"rates": list(RATES), "k": K, "corpus": "turns", "seed": args.seed, "trigger": TRIGGER,
                      "conditions": {c: {"screening": s, "poisons_with_provenance": SETTINGS[st][0],
                                         "consensus": SETTINGS[st][1], "min_trust": SETTINGS[st][2]}
                                     for c, (s, st) in CONDITIONS.items()},
                      "low_trust_writer": {"writer": WRITER, "trust": args.chat_trust},
-                     "screening_threshold": DEFAULT_THRESHOLD, "consensus_subjects": args.consensus_subjects,
+                     "screening_threshold": DEFAULT_THRESHOLD, "screening_probe": base.screening_probe,
+                     "consensus_subjects": args.consensus_subjects,
                      "consensus_config": {**DEFAULT_CONFIG.__dict__, **(
                          {"max_subject_degree": None} if args.consensus_subjects == "all" else {})},
                      "search": SearchOptions(namespaces=("x",)).model_dump(mode="json", exclude={"namespaces"}),
