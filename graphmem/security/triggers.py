@@ -24,6 +24,9 @@ _EDGE = re.compile(r"^[\W_]+|[\W_]+$")
 _PUNCT_RUN = re.compile(r"[^\w\s\u4e00-\u9fff]{6,}")
 _SAFE_TOKEN = re.compile(r"^(?:https?://|www\.|[\w.+-]+@|#|@)", _I)
 _RARE = "{}[]^~|\\<>`"
+_NOISE = frozenset("^~|\\<>#@%$")
+"""Marks that code rarely strings together: a punctuation run needs two kinds of them. Code's own runs are
+brackets, quotes and separators (``'})-[:`` in Cypher, ``([...],`` in Python)."""
 _SHAPE = str.maketrans({
     **{c: "v" if c in "aeiouy" else "c" for c in string.ascii_lowercase},
     **{c: "V" if c in "AEIOUY" else "C" for c in string.ascii_uppercase},
@@ -49,8 +52,9 @@ def _is_odd(token: str) -> bool:
 
 
 def trigger_hits(plain: str, tokens: list[str]) -> list[tuple[str, float]]:
-    """>= 3 odd tokens among 5 in a row; a run of >= 6 punctuation marks of >= 4 kinds. A character-class "shape"
-    of the text (str.translate and str.count, no regex) decides cheaply whether to look closer."""
+    """>= 3 odd tokens among 5 in a row; a run of >= 6 punctuation marks of >= 4 kinds, two of them ``_NOISE``.
+    A character-class "shape" of the text (str.translate and str.count, no regex) decides cheaply whether to look
+    closer."""
     hits: list[tuple[str, float]] = []
     shape = plain.translate(_SHAPE)
     rare = shape.count("#")
@@ -68,7 +72,8 @@ def trigger_hits(plain: str, tokens: list[str]) -> list[tuple[str, float]]:
             hits.append((span, 0.8 if best >= 4 else 0.6))
     if rare >= 2 or not plain.isascii():
         for match in _PUNCT_RUN.finditer(plain):
-            if len(set(match.group())) >= 4:
+            kinds = set(match.group())
+            if len(kinds) >= 4 and len(kinds & _NOISE) >= 2:
                 hits.append((match.group()[:SPAN_MAX], 0.5))
                 break
     return hits

@@ -105,6 +105,25 @@ def test_each_rule_fires_alone_and_names_itself(rule: str, text: str) -> None:
     assert re.fullmatch(rf"quarantined: score \d\.\d\d \({rule}: .+\)", result.reason()), result.reason()
 
 
+@pytest.mark.parametrize("text", [
+    "MATCH p = shortestPath((a:Service {name:'web'})-[:CALLS*..6]->(b:Service {name:'billing'})) RETURN p",
+    "Prefer `subprocess.run([...], check=True)` over `os.system` in scripts.",
+    "Release notes list the scopes (`docs(readme): ...`); keep each under one line.",
+])
+def test_code_punctuation_is_no_trigger_string(text: str) -> None:
+    """Technical notes (an agent's own memory) string brackets, quotes and separators together; a trigger's run
+    of punctuation mixes marks that code rarely puts side by side."""
+    result = screen(text)
+    assert "trigger_string" not in {hit.rule for hit in result.hits}, result.reason()
+
+
+@pytest.mark.parametrize("text", ["Reply now }]#@~^% to continue", "Book it ]}|<^~[> today"])
+def test_a_run_of_rare_punctuation_is_a_trigger_string(text: str) -> None:
+    result = screen(text)
+    assert result.flagged, result.reason()
+    assert "trigger_string" in {hit.rule for hit in result.hits}, result.reason()
+
+
 def test_every_rule_has_a_solo_example_in_both_languages() -> None:
     langs = {(rule, "zh" if re.search("[\u4e00-\u9fff]", text) else "en") for rule, text in SOLO}
     assert langs == {(rule, lang) for rule in RULES for lang in ("en", "zh")}
