@@ -93,10 +93,12 @@ def rates(texts: Sequence[str], p: np.ndarray, threshold: float) -> dict[str, fl
             "either": round(float((rules | probe).sum()) / n, 4)}
 
 
-def by_kind(items: Sequence[dict[str, str]], p: np.ndarray, threshold: float) -> dict[str, dict[str, float]]:
-    kinds = sorted({r["kind"] for r in items})
-    return {k: rates([r["text"] for r in items if r["kind"] == k],
-                     np.array([s for r, s in zip(items, p, strict=True) if r["kind"] == k]), threshold) for k in kinds}
+def by_kind(items: Sequence[dict[str, str]], p: np.ndarray, threshold: float,
+            field: str = "kind") -> dict[str, dict[str, float]]:
+    """``rates`` per value of ``field`` (the kind of text, or with ``field="lang"`` its language)."""
+    values = sorted({r[field] for r in items})
+    return {v: rates([r["text"] for r in items if r[field] == v],
+                     np.array([s for r, s in zip(items, p, strict=True) if r[field] == v]), threshold) for v in values}
 
 
 def ordinary_section(items: Sequence[dict[str, str]], scores: Callable[[Sequence[str]], np.ndarray],
@@ -104,11 +106,8 @@ def ordinary_section(items: Sequence[dict[str, str]], scores: Callable[[Sequence
     """A held-out set of ordinary texts: every flag is a false positive, so each is listed."""
     texts = [r["text"] for r in items]
     p = scores(texts)
-    langs = sorted({r["lang"] for r in items})
     return {"all": rates(texts, p, threshold), "by_kind": by_kind(items, p, threshold),
-            "by_lang": {lang: rates([r["text"] for r in items if r["lang"] == lang],
-                                    np.array([s for r, s in zip(items, p, strict=True) if r["lang"] == lang]),
-                                    threshold) for lang in langs},
+            "by_lang": by_kind(items, p, threshold, field="lang"),
             "flagged": [{"text": r["text"], "score": round(float(s), 3)}
                         for r, s in zip(items, p, strict=True) if s >= threshold]}
 

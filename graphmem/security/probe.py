@@ -43,7 +43,8 @@ PROBE_DIR: Final = Path(__file__).parent / "probes"
 MAX_CV_FALSE_POSITIVES: Final = 0.02
 """The benign false-positive rate (cross-validated on the committed corpus) a probe threshold may cost."""
 MAX_CV_ORDINARY_FALSE_POSITIVES: Final = 0.002
-"""The same for ordinary texts (chat, workplace facts), at most one in 500: a store holds thousands of them."""
+"""The same for ordinary texts (workplace facts, chat, an agent's lessons and technical notes), at most one in
+500: a store holds thousands of them."""
 
 
 @dataclass(frozen=True)
