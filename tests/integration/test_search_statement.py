@@ -99,8 +99,12 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
     for query in QUERIES:
         qvec = service.embedder.embed_query(query)
         filters = one._filters(options, utcnow())
-        got, got_scores, _ = await one._graph(query, qvec, options, filters, keep_all=True)
-        channel_scores, seed_keys = await steps._seeds(query, qvec, options, filters)
+        for _ in range(5):  # Lucene may merge away deleted documents between two reads, rescaling BM25 scores:
+            before, _ = await steps._seeds(query, qvec, options, filters)  # compare only reads with stable stats
+            got, got_scores, _ = await one._graph(query, qvec, options, filters, keep_all=True)
+            channel_scores, seed_keys = await steps._seeds(query, qvec, options, filters)
+            if before == channel_scores:
+                break
 
         seeds = fuse(options.fusion, channel_scores, options.channel_weights)
         state, keys = await steps._expand(seeds, seed_keys, options, filters)
