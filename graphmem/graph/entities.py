@@ -115,17 +115,18 @@ def _normalise(text: str, *, proper: bool) -> str:
     return s
 
 
-def normalise_name(text: str) -> str:
+def normalise_name(text: str, *, proper: bool | None = None) -> str:
     """Normalised entity key: lowercase, possessive 's (ASCII or curly apostrophe) and surrounding punctuation
-    stripped, inner whitespace collapsed; the last word is singularised unless it is capitalised (a proper name).
-    Chinese is kept as is.
+    stripped, inner whitespace collapsed; the last word is singularised unless it is capitalised (a proper name;
+    ``proper`` overrides the guess). Chinese is kept as is.
 
     >>> normalise_name("Caroline's"), normalise_name(" pottery  classes! "), normalise_name("Paris")
     ('caroline', 'pottery class', 'paris')
     """
-    words = text.split()
-    last = words[-1].strip(_PUNCT) if words else ""
-    return _normalise(text, proper=last[:1].isupper())
+    if proper is None:
+        words = text.split()
+        proper = (words[-1].strip(_PUNCT) if words else "")[:1].isupper()
+    return _normalise(text, proper=proper)
 
 
 @dataclass

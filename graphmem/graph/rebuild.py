@@ -1,6 +1,7 @@
 """``graphmem db rebuild-graph``: the graph construction of the write path, run over memories already stored
 (graphs written before it existed, or after its settings changed). A page at a time, one transaction per page;
-every statement MERGEs, so running it twice adds nothing."""
+every statement MERGEs, so running it twice adds nothing. First, entities named before caller-named entities were
+normalised ("Caroline" beside the extractor's "caroline") are merged into the entity of the normal name."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.graph.construct import GraphOptions, graph_rows
+from graphmem.graph.entities import normalise_name
+from graphmem.graph.keys import in_normal_form
 from graphmem.models import Memory, MemoryKind, MemoryStatus, utcnow
 from graphmem.service.neighbours import stored_neighbours
 from graphmem.store import Step, Store
@@ -22,10 +25,13 @@ class RebuildReport:
     entity_links: int = 0
     similar_links: int = 0
     follow_links: int = 0
+    entities_merged: int = 0
 
     def line(self) -> str:
         return (f"rebuilt the graph of {self.memories} memories in {len(self.namespaces)} namespaces: "
-                f"{self.entity_links} ABOUT, {self.similar_links} SIMILAR_TO, {self.follow_links} FOLLOWS edges merged")
+                f"{self.entity_links} ABOUT, {self.similar_links} SIMILAR_TO, {self.follow_links} FOLLOWS edges "
+                f"merged; "
+                f"{self.entities_merged} entities merged into their normal name")
 
 
 async def rebuild_graph(store: Store, options: GraphOptions, *, namespaces: Sequence[str] | None = None,
@@ -35,6 +41,7 @@ async def rebuild_graph(store: Store, options: GraphOptions, *, namespaces: Sequ
     names = list(namespaces) if namespaces else [r["namespace"] for r in await store.read("graph/namespaces")]
     for namespace in names:
         report.namespaces.append(namespace)
+        report.entities_merged += await merge_entity_names(store, namespace, page=page)
         after = ""
         while True:
             rows = await store.read("graph/rebuild_page", namespace=namespace, after=after, limit=page)
@@ -74,10 +81,24 @@ async def _rebuild_page(store: Store, rows: list[dict[str, Any]], options: Graph
             report.follow_links += links
 
 
+async def merge_entity_names(store: Store, namespace: str, *, page: int = 500) -> int:
+    """Merge the namespace's entities whose name is not ``in_normal_form`` into the entity of its ``normalise_name``
+    (``graph/merge_entities``, one transaction per page of names); how many were merged."""
+    merged, after = 0, ""
+    while rows := await store.read("graph/entity_names", namespace=namespace, after=after, limit=page):
+        after = rows[-1]["name"]
+        pairs = [{"old": r["name"], "new": new} for r in rows if not in_normal_form(r["name"])
+                 and (new := normalise_name(r["name"]))]
+        if pairs:
+            result = await store.write([Step("graph/merge_entities", {"namespace": namespace, "rows": pairs})])
+            merged += int(result[0][0]["merged"]) if result and result[0] else 0
+    return merged
+
+
 def _memory(row: dict[str, Any], now: datetime) -> Memory:
     created = row["created_at"]
     return Memory(id=row["id"], namespace=row["namespace"], kind=MemoryKind(row["kind"]), content=row["content"],
                   status=MemoryStatus.ACTIVE, created_at=created.to_native() if created is not None else now)
 
 
-__all__ = ["RebuildReport", "rebuild_graph"]
+__all__ = ["RebuildReport", "merge_entity_names", "rebuild_graph"]

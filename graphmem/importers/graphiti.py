@@ -188,15 +188,21 @@ def plan_graphiti(group: GraphitiGroup, namespace: str) -> GraphitiPlan:
     ns = namespace
     skipped = {"facts_unknown_entity": 0, "blank": 0, "links_over_cap": 0, "cut": 0}
     names = {e.uuid: normalise_name(e.name) for e in group.entities if normalise_name(e.name)}
+    by_uuid = {e.uuid: e for e in group.entities}
     entity_rows: dict[str, str | None] = {}
     for e in group.entities:
         if e.uuid in names:
             entity_rows.setdefault(names[e.uuid], _kind(e))
 
     def about(uuids: Sequence[str]) -> tuple[str, ...]:
-        found = tuple(dict.fromkeys(names[u] for u in uuids if u in names))
+        """The entities' names as graphiti wrote them, one per key: the write path keys them (``normalise_name``)
+        as the entity rows are; a key given again could be keyed differently ("globex industries")."""
+        found = tuple({names[u]: surface(u) for u in uuids if u in names}.values())
         skipped["links_over_cap"] += max(0, len(found) - MAX_TAGS)
         return found[:MAX_TAGS]
+
+    def surface(uuid: str) -> str:
+        return " ".join(by_uuid[uuid].name.split())
 
     task_id = stable_id(ns, "graphiti", "task", group.group_id)
     episodes = sorted(group.episodes, key=lambda e: (e.at is None, e.at or datetime.min.replace(tzinfo=UTC),
@@ -258,7 +264,7 @@ def plan_graphiti(group: GraphitiGroup, namespace: str) -> GraphitiPlan:
             skipped["cut"] += was_cut
             memories.append(MemoryDraft(
                 namespace=ns, kind=MemoryKind.SEMANTIC, id=stable_id(ns, "graphiti", "summary", e.uuid),
-                content=content, created_at=e.created_at, entities=(names[e.uuid],), source=SOURCE_SUMMARY,
+                content=content, created_at=e.created_at, entities=(surface(e.uuid),), source=SOURCE_SUMMARY,
                 metadata={"graphiti_uuid": e.uuid, "graphiti_group_id": group.group_id, "graphiti_name": e.name},
             ))
             summaries += 1

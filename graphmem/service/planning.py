@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.graph.entities import normalise_name
 from graphmem.models import (
     Memory,
     MemoryDraft,
@@ -146,8 +147,8 @@ def plan_batch(
                                             quarantined=quarantine.get(i)))
             if i not in quarantine:
                 created_rows.append((i, memory_id))
-        plan.entity_rows += [{"memory_id": memory_id, "namespace": draft.namespace, "name": e, "at": now}
-                             for e in draft.entities]
+        plan.entity_rows += [{"memory_id": memory_id, "namespace": draft.namespace, "name": name, "at": now}
+                             for name in entity_keys(draft.entities)]
         plan.derived_rows += [{"memory_id": memory_id, "namespace": draft.namespace, "target_id": t, "at": now}
                               for t in draft.derived_from]
         if draft.summary_of is not None:
@@ -157,6 +158,13 @@ def plan_batch(
             plan.task_rows.append({"memory_id": memory_id, "namespace": draft.namespace, "task_id": draft.task_id,
                                    "at": now})
     return plan
+
+
+def entity_keys(names: Sequence[str]) -> list[str]:
+    """The entity nodes a draft's named entities merge into: ``normalise_name`` of each (the key the content
+    extractor uses, so the caller's "Caroline" and a later "caroline's" meet), distinct, empties dropped. Callers
+    give names as written, not keys: a key is lowercase, so it would be keyed as a common noun."""
+    return list(dict.fromkeys(k for k in (normalise_name(n) for n in names) if k))
 
 
 def hash_target(stored: Sequence[Mapping[str, Any]], content_hash_: str | None, kind: str,

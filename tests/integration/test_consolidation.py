@@ -117,7 +117,7 @@ async def test_near_duplicates_merge_into_the_best_supported_one(
     from_task = await store.read("task/memories_of", ids=[seeded.task], namespace=namespace)
     assert "a" in {r["memory"]["id"] for r in from_task}
     around = await BrowseService(store).neighborhood(namespace, "a", hops=1)
-    assert "Boston trip" in {n.id for n in around.nodes}  # the member's entity
+    assert "boston trip" in {n.id for n in around.nodes}  # the member's entity (its name normalised)
     assert (await check(store, namespace=namespace)).failures == []  # every signature verifies
 
     retrieval = RetrievalService(store, embedder, settings)

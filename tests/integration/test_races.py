@@ -68,7 +68,7 @@ async def test_one_id_written_at_once_in_one_namespace_is_created_once(bare_serv
     winner = actions.index(WriteAction.CREATED)
     rows = await store.read("test/memories_with_id", id="shared-note")
     assert [(r["namespace"], r["content"], r["entities"]) for r in rows] == [
-        (namespace, f"Version {winner} of the shared note.", [f"Owner{winner}"])]  # no loser's entity on it
+        (namespace, f"Version {winner} of the shared note.", [f"owner{winner}"])]  # names normalised
 
 
 async def test_one_id_written_at_once_by_two_tenants_is_two_memories(bare_service: MemoryService, store: Store,
@@ -81,7 +81,7 @@ async def test_one_id_written_at_once_by_two_tenants_is_two_memories(bare_servic
     assert [i.action for i in items].count(WriteAction.CREATED) == 2  # once per namespace, nothing refused
     rows = await store.read("test/memories_with_id", id=mid)
     assert sorted((r["namespace"], r["content"], r["entities"]) for r in rows) == sorted(
-        [(ns, f"Note of {ns}.", [f"Person {ns}"]) for ns in (namespace, other)])
+        [(ns, f"Note of {ns}.", [f"person {ns}"]) for ns in (namespace, other)])
     assert await store.read("test/cross_namespace_edges", namespaces=[namespace, other]) == []
     for ns in (namespace, other):
         assert (await service.get_memory(ns, mid)).content == f"Note of {ns}."

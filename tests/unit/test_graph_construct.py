@@ -57,3 +57,16 @@ def test_graph_rows_entities_carry_kind_and_namespace() -> None:
     names = {r["name"] for r in rows.entity_rows}
     assert "melanie" in names
     assert all(r["namespace"] == "ns" and r["memory_id"] == "a" and r["kind"] for r in rows.entity_rows)
+
+
+def test_stored_names_in_normal_form_are_left_and_the_others_merged() -> None:
+    from graphmem.graph.entities import normalise_name
+    from graphmem.graph.keys import in_normal_form
+
+    for key in ("caroline", "pottery class", "pottery classes", "new york city", "咖啡店"):  # keys as stored
+        assert in_normal_form(key), key
+    for legacy, merged_into in (("Caroline", "caroline"), ("Caroline's", "caroline"), ("Pottery Classes",
+                                "pottery classes"), ("  Boston   trip ", "boston trip"), ("refunds!", "refund")):
+        assert not in_normal_form(legacy), legacy
+        assert normalise_name(legacy) == merged_into
+        assert in_normal_form(merged_into)  # one merge is enough: the key it gets is left alone after

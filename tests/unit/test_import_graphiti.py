@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from graphmem.errors import ValidationError
+from graphmem.graph.entities import normalise_name
 from graphmem.importers.graphiti import (
     GraphitiEntity,
     GraphitiEpisode,
@@ -53,15 +54,18 @@ def test_plan_maps_episodes_facts_summaries_and_supersession() -> None:
     old = facts[0]
     assert old.valid_from == T1
     assert old.valid_until == T2
-    assert old.entities == ("alice", "acme corp")
+    assert old.entities == ("Alice", "Acme Corp")  # as written: the write path keys them as the entity rows
+    assert [normalise_name(e) for e in old.entities] == ["alice", "acme corp"]
     episode_of_e1 = next(m.id for m in plan.memories if m.metadata.get("graphiti_uuid") == "e1")
     assert old.derived_from == (episode_of_e1,)
     assert gp.skipped["facts_unknown_entity"] == 1
     assert [s.old for s in gp.supersessions] == [old.id]
     assert gp.supersessions[0].new == facts[1].id
     summaries = [m for m in plan.memories if m.source == "graphiti:entity-summary"]
-    assert [m.entities for m in summaries] == [("alice",)]
+    assert [m.entities for m in summaries] == [("Alice",)]
     assert dict(gp.entity_rows) == {"alice": "person", "acme corp": None, "globex": None, "zed": None}
+    named = {normalise_name(e) for m in plan.memories for e in m.entities}
+    assert named <= set(dict(gp.entity_rows))  # every ABOUT edge the write path keys lands on an imported entity
     assert plan_graphiti(group(), "ns") == gp  # deterministic ids
 
 

@@ -17,6 +17,7 @@ from graphmem.service.planning import (
     Hit,
     content_hash,
     cosine_from_index_score,
+    entity_keys,
     index_score_from_cosine,
     plan_batch,
 )
@@ -91,6 +92,13 @@ def test_provenance_goes_to_the_resolved_memory() -> None:
     assert p.derived_rows[0] == {"memory_id": "v", "namespace": "ns", "target_id": "t1", "at": NOW}
     assert p.task_rows[0]["memory_id"] == "v"
     assert p.strengthen_rows[0]["token"] == "mine"
+
+
+def test_named_entities_are_stored_under_the_extractors_key() -> None:
+    p = plan([d("Caroline went hiking.", entities=("Caroline", "Caroline's ", "pottery classes", "'!", "Paris"))],
+             [unit(1)])
+    assert [r["name"] for r in p.entity_rows] == ["caroline", "pottery class", "paris"]  # distinct, none empty
+    assert entity_keys(["Melanie", "MELANIE", "melanie\u2019s"]) == ["melanie"]
 
 
 texts = st.text(alphabet="abcdefgh ", min_size=1, max_size=12).filter(lambda s: s.strip() != "")
