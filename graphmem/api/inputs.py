@@ -25,7 +25,9 @@ class MemoryInput:
     confidence: float = 1.0
     importance: float = 0.5
     tags: list[str] = strawberry.field(default_factory=list)
-    entities: list[str] = strawberry.field(default_factory=list)
+    entities: list[str] = strawberry.field(default_factory=list, description=(
+        "People, places and things it is about (also found in the content); each is stored under one key, "
+        "lowercase, without a possessive: \"Caroline\" and \"caroline's\" are one entity."))
     source: str | None = None
     valid_from: datetime | None = None
     valid_until: datetime | None = None

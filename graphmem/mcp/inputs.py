@@ -46,8 +46,9 @@ class MemoryItem(Args):
         "semantic: a fact or rule; episodic: something that happened; lesson: a mistake to avoid; working: "
         "scratch memory that should expire (give expires_at)."))
     tags: list[Tag] = Field(default_factory=list, max_length=32)
-    entities: list[Entity] = Field(default_factory=list, max_length=32,
-                                   description="People, places and things it is about (also found in the content).")
+    entities: list[Entity] = Field(default_factory=list, max_length=32, description=(
+        "People, places and things it is about (also found in the content); stored under one key per name "
+        "(\"Caroline's\" and \"caroline\" are one entity)."))
     confidence: Unit = 1.0
     importance: Unit = 0.5
     source: str | None = Field(default=None, max_length=256, description="Where it came from (a URL, a tool).")
