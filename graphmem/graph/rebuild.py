@@ -12,7 +12,6 @@ from typing import Any
 
 from graphmem.graph.construct import GraphOptions, graph_rows
 from graphmem.graph.entities import normalise_name
-from graphmem.graph.keys import in_normal_form
 from graphmem.models import Memory, MemoryKind, MemoryStatus, utcnow
 from graphmem.service.neighbours import stored_neighbours
 from graphmem.store import Step, Store
@@ -30,8 +29,7 @@ class RebuildReport:
     def line(self) -> str:
         return (f"rebuilt the graph of {self.memories} memories in {len(self.namespaces)} namespaces: "
                 f"{self.entity_links} ABOUT, {self.similar_links} SIMILAR_TO, {self.follow_links} FOLLOWS edges "
-                f"merged; "
-                f"{self.entities_merged} entities merged into their normal name")
+                f"merged; {self.entities_merged} entities merged into their normal name")
 
 
 async def rebuild_graph(store: Store, options: GraphOptions, *, namespaces: Sequence[str] | None = None,
@@ -81,6 +79,13 @@ async def _rebuild_page(store: Store, rows: list[dict[str, Any]], options: Graph
             report.follow_links += links
 
 
+def in_normal_form(name: str) -> bool:
+    """Whether a stored entity name is a key already: what ``normalise_name`` gives for it, as a proper name or
+    not. A stored key is lowercase, so whether it came from a proper name is no longer visible, and keying it again
+    could change it ("pottery classes", the key of "Pottery Classes", would become "pottery class")."""
+    return name in (normalise_name(name), normalise_name(name, proper=True))
+
+
 async def merge_entity_names(store: Store, namespace: str, *, page: int = 500) -> int:
     """Merge the namespace's entities whose name is not ``in_normal_form`` into the entity of its ``normalise_name``
     (``graph/merge_entities``, one transaction per page of names); how many were merged."""
@@ -101,4 +106,4 @@ def _memory(row: dict[str, Any], now: datetime) -> Memory:
                   status=MemoryStatus.ACTIVE, created_at=created.to_native() if created is not None else now)
 
 
-__all__ = ["RebuildReport", "merge_entity_names", "rebuild_graph"]
+__all__ = ["RebuildReport", "in_normal_form", "merge_entity_names", "rebuild_graph"]

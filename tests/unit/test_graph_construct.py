@@ -61,7 +61,7 @@ def test_graph_rows_entities_carry_kind_and_namespace() -> None:
 
 def test_stored_names_in_normal_form_are_left_and_the_others_merged() -> None:
     from graphmem.graph.entities import normalise_name
-    from graphmem.graph.keys import in_normal_form
+    from graphmem.graph.rebuild import in_normal_form
 
     for key in ("caroline", "pottery class", "pottery classes", "new york city", "咖啡店"):  # keys as stored
         assert in_normal_form(key), key
