@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -16,7 +15,7 @@ from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, ValidationError
 from graphmem.graph.entities import extract_entities
 from graphmem.llm import LLMClient
-from graphmem.models import Memory, Vector, check_namespace, trust_of, utcnow
+from graphmem.models import Memory, check_namespace, trust_of, utcnow
 from graphmem.retrieval import formula
 from graphmem.retrieval.access import AccessRecorder
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache, shared_versions
@@ -30,6 +29,7 @@ from graphmem.retrieval.formula import CHARS_PER_WORD, CJK_WEIGHT, QUESTION_MARK
 from graphmem.retrieval.fusion import RRF_K, fuse
 from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
 from graphmem.retrieval.oversample import MAX_OVERSAMPLE, Oversample, filter_key
+from graphmem.retrieval.query_vectors import QUERY_VECTORS, QueryVectors
 from graphmem.retrieval.ranking import QueryContext, keep_for, rank, weighed
 from graphmem.retrieval.textquery import fulltext_query
 from graphmem.retrieval.timeparse import parse_time_range
@@ -68,8 +68,6 @@ ACCESS_TOP = 3
 """Results of a search whose access counts it raises: the few an agent reads first. Counting all k, cache hits too,
 made search worse with use (a pass over the LoCoMo questions raised the counts of memories that then outranked
 better ones for the next, unrelated question)."""
-QUERY_VECTORS = 1024
-"""Query embeddings kept (least recently used out)."""
 _CONFIDENCE = float(Memory.model_fields["confidence"].default)
 
 
@@ -99,10 +97,7 @@ class RetrievalService:
         Personalised PageRank mode (``ExpansionMode.PPR``) always runs statement by statement (``retrieval.walk``)."""
         self.oversample = oversample or Oversample()
         """Rows asked of the vector and full-text indexes per filter set (``Oversample(adaptive=False)``: 4x seed_k)."""
-        self._query_vectors: OrderedDict[str, Vector] = OrderedDict()
-        self._keep_vectors = query_vectors
-        """The last ``query_vectors`` query embeddings are kept: a query asked again after a write (which empties
-        the result cache of its namespace) does not pay for the embedding again (0: none kept)."""
+        self.vectors = QueryVectors(embedder, query_vectors)
 
     async def search(self, query: str, options: SearchOptions) -> SearchResponse:
         query = " ".join(query.split())
@@ -135,7 +130,7 @@ class RetrievalService:
         timings: dict[str, float] = {}
         started = t0 = time.perf_counter()
         now = utcnow()
-        qvec = await self._embed(query)
+        qvec = await self.vectors.get(query)
         t1 = time.perf_counter()
         timings["embed"] = (t1 - t0) * 1000
         filters = self._filters(options, now)
@@ -220,7 +215,7 @@ class RetrievalService:
         weights are fitted on (``benchmarks/fit_ranking.py``). Records no access and uses no cache."""
         query = " ".join(query.split())
         now = utcnow()
-        qvec = await self._embed(query)
+        qvec = await self.vectors.get(query)
         asked = self.query_context(query, options.as_of or now)
         options = options.model_copy(update={"hops": min(options.hops, 1)})
         filters = self._filters(options, now)
@@ -257,16 +252,6 @@ class RetrievalService:
     def similarity(self, candidate: Candidate) -> float:
         """The formula's similarity term: the cosine, or what the path passed down from its seed if larger."""
         return max(candidate.cosine, self._inherited(candidate) if candidate.path else 0.0)
-
-    async def _embed(self, query: str) -> Vector:
-        if (known := self._query_vectors.get(query)) is not None:
-            self._query_vectors.move_to_end(query)
-            return known
-        vector = Vector(await asyncio.to_thread(self.embedder.embed_query, query))
-        self._query_vectors[query] = vector
-        if len(self._query_vectors) > self._keep_vectors:
-            self._query_vectors.popitem(last=False)
-        return vector
 
     @staticmethod
     def _filters(options: SearchOptions, now: Any) -> dict[str, Any]:
