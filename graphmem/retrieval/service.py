@@ -80,7 +80,6 @@ class RetrievalService:
                  consensus: ConsensusConfig | None = None) -> None:
         self.store = store
         self.consensus = consensus or DEFAULT_CONSENSUS
-        self.embedder = embedder
         self.settings = settings
         self.reranker: Reranker | None = (
             LLMReranker(llm, timeout_s=settings.rerank_timeout_s) if llm is not None else None)
@@ -98,6 +97,15 @@ class RetrievalService:
         self.oversample = oversample or Oversample()
         """Rows asked of the vector and full-text indexes per filter set (``Oversample(adaptive=False)``: 4x seed_k)."""
         self.vectors = QueryVectors(embedder, query_vectors)
+
+    @property
+    def embedder(self) -> Embedder:
+        """The query embedder (held by ``vectors``; replacing it keeps the vectors already computed)."""
+        return self.vectors.embedder
+
+    @embedder.setter
+    def embedder(self, embedder: Embedder) -> None:
+        self.vectors.embedder = embedder
 
     async def search(self, query: str, options: SearchOptions) -> SearchResponse:
         query = " ".join(query.split())
