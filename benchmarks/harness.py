@@ -108,6 +108,41 @@ def jvm_cpu_s(server: LocalNeo4j | None) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+JVM_THREADS = (("jit", re.compile(r"^C\d CompilerThre")), ("queries", re.compile(r"^neo4j\.BoltWork")),
+               ("index_merges", re.compile(r"^Lucene Merge")), ("gc", re.compile(r"^(GC Thread|G1 )")))
+"""Kinds of Neo4j JVM threads whose CPU a benchmark reports apart: the JIT compilers (a JVM that has not yet
+compiled the code it runs spends much of its CPU here), the Bolt workers that run the statements, Lucene's index
+merges and the garbage collector; ``other`` is the rest, threads that ended included. (/proc keeps the first 15
+characters of a thread's name.)"""
+
+
+def jvm_threads_cpu_s(server: LocalNeo4j | None) -> dict[str, float] | None:
+    """CPU seconds (user + system) the Neo4j JVM has used so far, by kind of thread (``JVM_THREADS``)."""
+    pid = server.read_pid() if server else None
+    total = jvm_cpu_s(server)
+    if pid is None or total is None:
+        return None
+    out = dict.fromkeys([kind for kind, _ in JVM_THREADS], 0.0)
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue  # ended meanwhile
+        name, fields = stat[stat.index("(") + 1:stat.rindex(")")], stat.rsplit(")", 1)[1].split()
+        kind = next((k for k, pattern in JVM_THREADS if pattern.match(name)), None)
+        if kind is not None:
+            out[kind] += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    out["other"] = total - sum(out.values())
+    return out
+
+
+def cpu_spent(before: dict[str, float] | None, after: dict[str, float] | None) -> dict[str, float] | None:
+    """Per kind, the CPU seconds between two ``jvm_threads_cpu_s`` readings."""
+    if before is None or after is None:
+        return None
+    return {kind: round(after[kind] - before.get(kind, 0.0), 2) for kind in after}
+
+
 def process_cpu_s() -> float:
     """CPU seconds (user + system, all threads) this process has used so far."""
     times = os.times()

@@ -6,9 +6,9 @@ from __future__ import annotations
 import cProfile
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -17,10 +17,12 @@ from graphmem.embed import Embedder
 from graphmem.models import MemoryDraft, WriteAction
 from graphmem.service.memory_service import MemoryService
 from graphmem.store import Step, Store
-from graphmem.store.store import Row
+from graphmem.store.store import Row, Tx
 
 if TYPE_CHECKING:
     import neo4j
+
+T = TypeVar("T")
 
 # --- timing wrappers --------------------------------------------------------------------------------------
 
@@ -102,6 +104,13 @@ class TimedStore(Store):
         finally:
             label = "+".join([claim.name, *(s.name for s in steps)])
             self.clock.add("write:" + label, time.perf_counter() - started)
+
+    async def transact(self, label: str, work: Callable[[Tx], Awaitable[T]]) -> T:
+        started = time.perf_counter()
+        try:
+            return await super().transact(label, work)
+        finally:
+            self.clock.add("transaction:" + label, time.perf_counter() - started)
 
 
 # --- the two paths ----------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 // it; gap_s is the time between them in seconds. Runs after memory/link_task in the same transaction, so the
 // batch's own memories are seen. Task summaries (:Summary) take no part in the time order.
 // Parameters: $rows ({memory_id, namespace, at}). Returns: links (count of edges merged).
+// The store sends row.at as ISO-8601 text, parsed here (graphmem.store.store.TEXT_TIMES).
 UNWIND $rows AS row
 MATCH (m:Memory {namespace: row.namespace, id: row.memory_id})-[:FROM_TASK]->(t:Task)
 WHERE m.kind = 'episodic' AND m.created_at IS NOT NULL AND NOT m:Summary
@@ -23,5 +24,5 @@ UNWIND pairs AS pair
 WITH row, pair[0] AS later, pair[1] AS earlier
 MERGE (later)-[r:FOLLOWS]->(earlier)
 ON CREATE SET r.gap_s = duration.inSeconds(earlier.created_at, later.created_at).seconds, r.weight = 1.0,
-  r.created_at = row.at, r.source = 'write'
+  r.created_at = datetime(row.at), r.source = 'write'
 RETURN count(r) AS links

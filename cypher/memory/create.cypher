@@ -5,13 +5,16 @@
 // The embedding is stored as 32-bit floats (db.create.setNodeVectorProperty; SET would store 64-bit): half the
 // bytes to read when a search computes a candidate's cosine, half the store. The vector index holds 32-bit
 // floats anyway, so no search result changes beyond the seventh decimal of a cosine.
+// Times arrive as ISO-8601 text and are parsed here (graphmem.store.store.TEXT_TIMES: packing Python datetimes is
+// the driver's slowest work on the bulk write path).
 UNWIND $rows AS row
 MERGE (m:Memory {namespace: row.namespace, id: row.id})
 ON CREATE SET m.kind = row.kind, m.content = row.content,
   m.confidence = row.confidence, m.importance = row.importance,
-  m.access_count = row.access_count, m.last_accessed_at = row.last_accessed_at,
-  m.created_at = row.created_at, m.updated_at = row.updated_at, m.valid_from = row.valid_from,
-  m.valid_until = row.valid_until, m.expires_at = row.expires_at, m.status = row.status,
+  m.access_count = row.access_count, m.last_accessed_at = datetime(row.last_accessed_at),
+  m.created_at = datetime(row.created_at), m.updated_at = datetime(row.updated_at),
+  m.valid_from = datetime(row.valid_from), m.valid_until = datetime(row.valid_until),
+  m.expires_at = datetime(row.expires_at), m.status = row.status,
   m.tags = row.tags, m.tags_text = row.tags_text, m.source = row.source, m.sources = row.sources,
   m.writer = row.writer, m.trust = row.trust,
   m.content_hash = row.content_hash, m.title = row.title, m.signature = row.signature, m.signature_key = row.signature_key, m.metadata_json = row.metadata_json,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Any
 
 from graphmem.retrieval.types import Channel
@@ -60,17 +60,20 @@ class Oversample:
 
 
 async def deepening(read: Callable[[list[dict[str, Any]], int], Awaitable[list[dict[str, Any]]]],
-                    todo: list[dict[str, Any]], k: int, *, per_row: int, found: str) -> list[dict[str, Any]]:
+                    todo: list[dict[str, Any]], k: int, *, per_row: int, found: str,
+                    also: Sequence[tuple[str, str, int]] = ()) -> list[dict[str, Any]]:
     """The rows of a per-row vector lookup (``idx``, the list ``found``, ``more``) that ranks all namespaces
     together: a row whose ``k`` index rows all scored above its threshold (``more``) but left fewer than
     ``per_row`` of its namespace may have more behind them, so it is asked again, 4x deeper, up to
-    ``MAX_OVERSAMPLE``. ``read(todo, k)`` runs the statement; a row asked again comes later in the answer (the
-    deeper answer of an ``idx`` wins where the caller keeps the last one)."""
+    ``MAX_OVERSAMPLE``. ``also``: more lists the same lookup keeps, each as (list, its ``more`` flag, per_row); a
+    row is asked again when any of them may hide more. ``read(todo, k)`` runs the statement; a row asked again
+    comes later in the answer (the deeper answer of an ``idx`` wins where the caller keeps the last one)."""
+    wants = [(found, "more", per_row), *also]
     rows: list[dict[str, Any]] = []
     while todo:
         answer = await read(todo, k)
         rows += answer
-        again = {r["idx"] for r in answer if r["more"] and len(r[found]) < per_row}
+        again = {r["idx"] for r in answer if any(r[flag] and len(r[key]) < n for key, flag, n in wants)}
         if not again or k >= MAX_OVERSAMPLE:
             break
         todo, k = [row for row in todo if row["idx"] in again], min(k * 4, MAX_OVERSAMPLE)

@@ -13,44 +13,35 @@ import pydantic
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import NotFoundError, ValidationError
-from graphmem.graph.construct import graph_options, graph_rows
+from graphmem.graph.construct import Neighbour, graph_options, graph_rows
 from graphmem.models import (
     BatchResult,
     Memory,
     MemoryDraft,
     MemoryStatus,
     Relation,
-    Vector,
     WriteAction,
     WriteResult,
     caption,
-    trust_in,
     trust_of,
     utcnow,
 )
 from graphmem.retrieval.cache import NamespaceVersions
-from graphmem.retrieval.oversample import deepening
 from graphmem.security.probe import load_probe, screen_reason
 from graphmem.service.dedupe import dedupe_threshold
 from graphmem.service.idempotency import IdempotentWriter
+from graphmem.service.nearest import Nearest, nearest_stored
 from graphmem.service.neighbours import stored_neighbours
 from graphmem.service.planning import (
-    Hit,
     WritePlan,
     content_hash,
-    cosine_from_index_score,
     hash_target,
-    index_score_from_cosine,
     plan_batch,
 )
 from graphmem.service.tasks import TaskService, check_namespace_arg
 from graphmem.service.write_tx import apply_plan
 from graphmem.store import Step, Store
-from graphmem.store.store import VECTOR_INDEX, Tx
-
-DEDUPE_K = 20
-"""Rows the vector index is first asked for per draft, when looking for its near duplicates (more when the
-other namespaces' memories hide them)."""
+from graphmem.store.store import Tx
 
 T = TypeVar("T", bound=pydantic.BaseModel)
 
@@ -163,15 +154,16 @@ class MemoryService(IdempotentWriter):
         known.update(zip(missing, await self.embed([drafts[i].content for i in missing]), strict=True))
         zero = [0.0] * self.embedder.dimension  # placeholder for drafts that exist already (never written)
         vectors = [known[i] if i in wanted else zero for i in range(len(drafts))]
-        hash_hits, vector_hits = await self._duplicates(drafts, vectors, wanted) if dedupe else ({}, {})
         now = utcnow()
+        hash_hits, nearest = await self._duplicates(drafts, vectors, wanted, now) if dedupe else ({}, None)
+        vector_hits = nearest.duplicates if nearest else {}
         plan = plan_batch(
             drafts, vectors, existing_ids=existing, hash_hits=hash_hits, vector_hits=vector_hits,
             threshold=self.threshold, dedupe=dedupe, alpha=self.settings.dedupe_alpha, now=now,
             guard=self.settings.dedupe_guard, quarantine=self._screen(drafts, wanted, vectors),
             working_ttl=self.settings.working_ttl,
         )
-        await self._construct(plan, drafts, now)
+        await self._construct(plan, drafts, now, nearest.neighbours if nearest else None)
         return plan
 
     def _screen(self, drafts: Sequence[MemoryDraft], wanted: set[int],
@@ -187,9 +179,11 @@ class MemoryService(IdempotentWriter):
                 out[i] = reason
         return out
 
-    async def _construct(self, plan: WritePlan, drafts: Sequence[MemoryDraft], now: datetime) -> None:
+    async def _construct(self, plan: WritePlan, drafts: Sequence[MemoryDraft], now: datetime,
+                         neighbours: Mapping[int, list[Neighbour]] | None) -> None:
         """Add the graph construction rows (entities from content, SIMILAR_TO, FOLLOWS) of the memories the plan
-        creates; the nearest stored memories are looked up here, before the transaction opens."""
+        creates. ``neighbours``: the nearest stored memories by draft index, as dedupe's lookup found them; None
+        (dedupe off): looked up here, before the transaction opens."""
         built = [(m, v) for m, v in zip(plan.creates, plan.create_vectors, strict=True)
                  if m.status is not MemoryStatus.QUARANTINED]  # nothing links to a quarantined memory
         if not built:
@@ -198,8 +192,11 @@ class MemoryService(IdempotentWriter):
         options = graph_options(self.settings)
         index_of = {r.id: r.index for r in plan.results if r.action is WriteAction.CREATED}
         created_drafts = [drafts[index_of[m.id]] for m in memories]
-        stored = await stored_neighbours(self.store, memories, vectors, options,
-                                         self.settings.embedding_similarity, now)
+        if neighbours is None:
+            stored = await stored_neighbours(self.store, memories, vectors, options,
+                                             self.settings.embedding_similarity, now)
+        else:
+            stored = {pos: neighbours[i] for pos, i in enumerate(index_of[m.id] for m in memories) if i in neighbours}
         rows_ = graph_rows(memories, vectors, [d.entities for d in created_drafts],
                            [None if d.summary_of else d.task_id for d in created_drafts], stored, options, now)
         plan.construct_entity_rows += rows_.entity_rows  # every row names its namespace (graph_rows)
@@ -235,9 +232,10 @@ class MemoryService(IdempotentWriter):
         return existing
 
     async def _duplicates(
-        self, drafts: Sequence[MemoryDraft], vectors: Sequence[list[float]], wanted: set[int],
-    ) -> tuple[dict[int, str], dict[int, list[Hit]]]:
-        """Exact (hash) and near (vector index) duplicates among stored memories, for the drafts in ``wanted``.
+        self, drafts: Sequence[MemoryDraft], vectors: Sequence[list[float]], wanted: set[int], now: datetime,
+    ) -> tuple[dict[int, str], Nearest]:
+        """Exact (hash) and near (vector index) duplicates among stored memories, for the drafts in ``wanted``; the
+        vector lookup also brings each draft's stored neighbours, for its SIMILAR_TO edges.
 
         Only a memory trusted at least as much as the draft's writer is a target: a trusted writer's words are
         never absorbed into a low-trust memory (an attacker who plants a near copy first would otherwise turn
@@ -249,19 +247,10 @@ class MemoryService(IdempotentWriter):
         targets = {i: hash_target(stored, h, d.kind.value, trust_of(d))
                    for i, (h, d) in enumerate(zip(hashes, drafts, strict=True)) if i in wanted}
         hash_hits = {i: mid for i, mid in targets.items() if mid is not None}
-        similarity = self.settings.embedding_similarity
-        todo = [{"idx": i, "embedding": Vector(v), "namespace": d.namespace, "kind": d.kind.value}
-                for i, (d, v) in enumerate(zip(drafts, vectors, strict=True)) if i in wanted and i not in hash_hits]
-        per_row, min_score = 5, index_score_from_cosine(self.threshold, similarity)
-        rows = await deepening(
-            lambda rows_, k: self.store.read("memory/dedupe_candidates", index=VECTOR_INDEX, k=k, per_row=per_row,
-                                             now=utcnow(), min_score=min_score, rows=rows_),
-            todo, DEDUPE_K, per_row=per_row, found="candidates")
-        vector_hits = {r["idx"]: [Hit(c["id"], cosine_from_index_score(c["score"], similarity), c["content"])
-                                  for c in r["candidates"] if self.store.integrity.passed(c["signed"])
-                                  and trust_in(c["signed"]) >= trust_of(drafts[r["idx"]])]
-                       for r in rows if r["candidates"]}
-        return hash_hits, vector_hits
+        nearest = await nearest_stored(
+            self.store, drafts, vectors, [i for i in sorted(wanted) if i not in hash_hits], threshold=self.threshold,
+            options=graph_options(self.settings), similarity=self.settings.embedding_similarity, now=now)
+        return hash_hits, nearest
 
     async def relate(
         self, namespace: str, relations: Sequence[Relation], *, request_id: str | None = None,

@@ -108,7 +108,7 @@ def plan_batch(
     quarantine = quarantine or {}
     plan = WritePlan()
     matrix = np.asarray(vectors, dtype=np.float32) if len(vectors) else np.zeros((0, 0), np.float32)
-    created_rows: list[tuple[int, str]] = []  # (draft index, id) of memories created by this batch
+    created_rows = _Created(drafts)  # the memories this batch creates, that a later draft may repeat
     for i, draft in enumerate(drafts):
         if draft.id is not None and draft.id in existing_ids:
             plan.results.append(WriteResult(index=i, id=draft.id, action=WriteAction.EXISTS))
@@ -146,7 +146,7 @@ def plan_batch(
             plan.results.append(WriteResult(index=i, id=memory_id, action=WriteAction.CREATED,
                                             quarantined=quarantine.get(i)))
             if i not in quarantine:
-                created_rows.append((i, memory_id))
+                created_rows.add(i, memory_id)
         plan.entity_rows += [{"memory_id": memory_id, "namespace": draft.namespace, "name": name, "at": now}
                              for name in entity_keys(draft.entities)]
         plan.derived_rows += [{"memory_id": memory_id, "namespace": draft.namespace, "target_id": t, "at": now}
@@ -181,20 +181,46 @@ def _expiry(draft: MemoryDraft, now: datetime, working_ttl: timedelta | None) ->
     return now + working_ttl
 
 
+class _Created:
+    """The memories a batch has created so far (draft index, id), and per draft what decides whether one of them
+    is a target for it (the same namespace and kind, trusted at least as much), as arrays: a batch of n drafts
+    compares each with those before it in numpy, not in n^2 Python steps."""
+
+    def __init__(self, drafts: Sequence[MemoryDraft]) -> None:
+        groups: dict[tuple[str, str], int] = {}
+        self.group = np.asarray([groups.setdefault((d.namespace, d.kind.value), len(groups)) for d in drafts],
+                                dtype=np.int64)
+        self.trust = np.asarray([trust_of(d) for d in drafts], dtype=np.float64)
+        self.index: list[int] = []
+        self.ids: list[str] = []
+
+    def add(self, i: int, memory_id: str) -> None:
+        self.index.append(i)
+        self.ids.append(memory_id)
+
+    def targets_for(self, i: int) -> tuple[np.ndarray, list[str]]:
+        """Draft indexes and ids of the created memories draft ``i`` may strengthen (a draft strengthens no
+        memory trusted less than its writer)."""
+        if not self.index:
+            return np.zeros(0, dtype=np.int64), []
+        index = np.asarray(self.index, dtype=np.int64)
+        keep = np.flatnonzero((self.group[index] == self.group[i]) & (self.trust[index] >= self.trust[i]))
+        return index[keep], [self.ids[k] for k in keep]
+
+
 def _duplicate_of(
-    i: int, drafts: Sequence[MemoryDraft], matrix: np.ndarray, created: list[tuple[int, str]],
+    i: int, drafts: Sequence[MemoryDraft], matrix: np.ndarray, created: _Created,
     hash_hits: Mapping[int, str], vector_hits: Mapping[int, Sequence[Hit]], threshold: float, guard: bool,
 ) -> Hit | None:
     if i in hash_hits:
         return Hit(hash_hits[i], 1.0)
     draft = drafts[i]
     candidates = list(vector_hits.get(i, ()))
-    same = [(j, mid) for j, mid in created if drafts[j].namespace == draft.namespace and drafts[j].kind == draft.kind
-            and trust_of(drafts[j]) >= trust_of(draft)]  # a draft strengthens no memory trusted less
-    if same:
-        sims = matrix[[j for j, _ in same]] @ matrix[i]
+    index, ids = created.targets_for(i)
+    if len(index):
+        sims = matrix[index] @ matrix[i]
         close = np.flatnonzero(sims >= threshold)  # only near ones become candidates (batches are large)
-        candidates += [Hit(same[c][1], float(sims[c]), drafts[same[c][0]].content) for c in close]
+        candidates += [Hit(ids[c], float(sims[c]), drafts[int(index[c])].content) for c in close]
     for hit in sorted(candidates, key=lambda h: -h.cosine):
         if hit.cosine < threshold:
             break

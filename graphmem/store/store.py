@@ -6,7 +6,7 @@ import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, LiteralString, TypeVar
 
 import neo4j
@@ -55,12 +55,33 @@ SIGNED_ROWS = "row.signature_key"
 a statement that changes memories already stored marks them instead (``RESIGN_MARK``)."""
 
 
+TEXT_TIMES = "datetime(row."
+"""A statement that parses the times of ``$rows`` itself (``datetime(row.at)``) gets them as ISO-8601 text: the
+driver packs a Python ``datetime`` in pure Python (about 0.14 ms each, 11 per memory on the bulk write path, on the
+event loop's thread), text costs about a microsecond. The same instant is stored (``DateTime``, the same offset);
+a naive time is taken as UTC, as signing takes it (``security/signing.py``)."""
+
+
 def marks(query: str) -> bool:
     return RESIGN_MARK in query
 
 
 def signs_rows(query: str) -> bool:
     return SIGNED_ROWS in query
+
+
+def prepared_rows(query: str, rows: list[Row], integrity: Integrity) -> list[Row]:
+    """``$rows`` as the statement takes them: signed where it creates memories (``SIGNED_ROWS``, signed on the
+    Python values), then with its times as text where it parses them (``TEXT_TIMES``)."""
+    if signs_rows(query):
+        rows = integrity.sign_rows(rows)
+    if TEXT_TIMES in query:
+        rows = [{k: _time_text(v) if isinstance(v, datetime) else v for k, v in row.items()} for row in rows]
+    return rows
+
+
+def _time_text(value: datetime) -> str:
+    return (value if value.tzinfo is not None else value.replace(tzinfo=UTC)).isoformat()
 
 
 class Tx:
@@ -75,8 +96,8 @@ class Tx:
     async def run(self, name: str, /, **params: Any) -> list[Row]:
         query = self._cypher(name)
         self.marked = self.marked or marks(query)
-        if signs_rows(query):
-            params = {**params, "rows": self.integrity.sign_rows(params["rows"])}
+        if "rows" in params:
+            params = {**params, "rows": prepared_rows(query, params["rows"], self.integrity)}
         return await _run(self._tx, query, params)
 
 
@@ -203,8 +224,8 @@ class Store:
 
     def _prepared(self, step: Step) -> tuple[LiteralString, dict[str, Any]]:
         query = self.cypher(step.name)
-        if signs_rows(query):
-            return query, {**step.params, "rows": self.integrity.sign_rows(step.params["rows"])}
+        if "rows" in step.params:
+            return query, {**step.params, "rows": prepared_rows(query, step.params["rows"], self.integrity)}
         return query, step.params
 
     async def transact(self, label: str, work: Callable[[Tx], Awaitable[T]]) -> T:

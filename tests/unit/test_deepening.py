@@ -35,3 +35,18 @@ async def test_the_depth_stops_at_the_cap() -> None:
     assert ks[-1] == MAX_OVERSAMPLE
     assert ks == sorted(ks)
     assert len(ks) == len(set(ks))
+
+
+async def test_a_row_is_asked_again_when_any_of_its_lists_may_hide_more() -> None:
+    asked: list[list[int]] = []
+
+    async def read(todo: list[dict[str, Any]], k: int) -> list[dict[str, Any]]:
+        asked.append([r["idx"] for r in todo])
+        # row 0: duplicates full, similar short but maybe more behind; row 1: similar short, nothing more behind
+        return [{"idx": r["idx"], "hits": ["a"], "more": r["idx"] == 0, "similar": [],
+                 "more_similar": r["idx"] == 0 and len(asked) == 1} for r in todo]
+
+    rows = await deepening(read, [{"idx": 0}, {"idx": 1}], 20, per_row=1, found="hits",
+                           also=[("similar", "more_similar", 3)])
+    assert asked == [[0, 1], [0]]
+    assert [r["idx"] for r in rows] == [0, 1, 0]

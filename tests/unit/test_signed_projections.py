@@ -40,7 +40,7 @@ def _named(code: str) -> set[str]:
 
 def test_the_known_readers_are_found() -> None:
     readers = _readers()
-    for expected in ("security/page.cypher", "memory/by_hash.cypher", "memory/dedupe_candidates.cypher",
+    for expected in ("security/page.cypher", "memory/by_hash.cypher", "memory/nearest_stored.cypher",
                      "graph/neighborhood.cypher", "retrieval/candidates.cypher", "retrieval/search.cypher"):
         assert expected in readers
 
