@@ -57,8 +57,8 @@ class Query:
         channels: list[Channel] | None = None, include_superseded: bool = False, as_of: datetime | None = None,
         created_after: datetime | None = None, created_before: datetime | None = None,
         consensus: Annotated[bool, strawberry.argument(description=(
-            "Demote results that disagree with the majority of the results about their subject (a poisoning "
-            "defence; scoreParts.dissent says why)."))] = False,
+            "Demote results that disagree with the majority of the results about their subject, and put results "
+            "that restate the query word for word last (poisoning defences; scoreParts.dissent says why)."))] = False,
         min_trust: Annotated[float, strawberry.argument(description=(
             "Keep apart memories whose writer's trust is below this (0..1; a memory without provenance counts "
             "as 1): such a memory is no result, no seed and leads nowhere. Whatever it is, every score is "

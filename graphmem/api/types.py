@@ -135,7 +135,8 @@ class ScoreParts:
                                                           "one derives from (so this one moved back).")
     rerank: float | None
     dissent: str | None = strawberry.field(default=None, description="Why the consensus stage demoted it (it "
-                                           "disagrees with the majority of the results about its subject).")
+                                           "disagrees with the majority of the results about its subject, or "
+                                           "it restates the query word for word).")
     lesson: float = strawberry.field(default=0.0, description="The bonus of a lesson about the query's situation "
                                      "(what reflection learnt from a failure comes first).")
     trust: float = strawberry.field(default=1.0, description="Its writer's trust: every term of its score was "

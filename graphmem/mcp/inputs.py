@@ -94,7 +94,8 @@ class SearchArgs(Args):
     created_after: datetime | None = None
     created_before: datetime | None = None
     consensus: bool = Field(default=False, description="Demote results that disagree with the majority about "
-                                                       "their subject (a poisoning defence).")
+                                                       "their subject, and put results that restate the query "
+                                                       "word for word last (poisoning defences).")
     min_trust: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False,
                              description="Keep apart memories whose writer's trust is below this: no "
                                          "result, no seed, and they lead nowhere.")

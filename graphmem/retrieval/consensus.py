@@ -79,6 +79,12 @@ class ConsensusConfig:
     """A subject that more memories than this are ABOUT (a hub: a conversation's speaker, the user) is no subject:
     grouping by it pools every topic, as memories with no subject would. The walk's hub limit
     (``retrieval.service.VIA_MAX_DEGREE``); None: every subject counts (``consensus_stage`` applies it)."""
+    echo_share: float = 0.8
+    """A result restating this share of the query's words in a row (``retrieval.echo``) goes after every result
+    that does not: set a priori (no benign LoCoMo memory reaches it, see ``retrieval.echo``), not fitted on the
+    poisoning benchmark."""
+    echo_min_words: int = 4
+    """... and at least this many words (a shorter query is never echoed)."""
 
     def __post_init__(self) -> None:
         if not 0.0 < self.eps <= 2.0:
@@ -89,6 +95,10 @@ class ConsensusConfig:
             raise ValueError(f"min_group must be at least 3 (a strict majority and a dissenter), got {self.min_group}")
         if not 0.0 <= self.factor <= 1.0:
             raise ValueError(f"factor must be in [0, 1], got {self.factor}")
+        if not 0.0 < self.echo_share <= 1.0:
+            raise ValueError(f"echo_share must be in (0, 1], got {self.echo_share}")
+        if self.echo_min_words < 1:
+            raise ValueError(f"echo_min_words must be at least 1, got {self.echo_min_words}")
         if self.max_subject_degree is not None and self.max_subject_degree < 1:
             raise ValueError(f"max_subject_degree must be at least 1 or None, got {self.max_subject_degree}")
 

@@ -155,7 +155,7 @@ class RetrievalService:
         timings["descend"] = (t3 - t2) * 1000
         results, mode, reason = await self._rank(query, candidates, channel_scores, options, now, asked)
         if options.consensus:
-            results = await demote_dissent(self.store, results, options.namespaces, self.consensus)
+            results = await demote_dissent(self.store, results, options.namespaces, self.consensus, query)
         t4 = time.perf_counter()
         timings["rerank"] = (t4 - t3) * 1000
         timings["total"] = (t4 - started) * 1000

@@ -82,7 +82,8 @@ class SearchOptions(BaseModel):
     what a session was about, a turn what was said: an agent that wants evidence wants the turn)."""
     consensus: bool = False
     """Demote the results that disagree with the consistent majority about their subject (a poisoning defence,
-    ``retrieval.consensus``; one more read per search). Off by default: benchmarks/poisoning.py measures it."""
+    ``retrieval.consensus``; one more read per search), and put the results that restate the query word for word
+    after all others (``retrieval.echo``). Off by default: benchmarks/poisoning.py measures it."""
     min_trust: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False)
     """Keep apart the memories whose writer is trusted less (``Memory.trust``; one without provenance counts as 1):
     such a memory is no seed, is not walked to, and leads nowhere. Whatever it is, a memory's formula score is
@@ -135,7 +136,8 @@ class ScoreParts(BaseModel):
     covered_by: str | None = None
     """A better result that already covers the turns this one derives from (so this one moved back)."""
     dissent: str | None = None
-    """Why the consensus stage demoted it (it disagrees with the majority of the results about its subject)."""
+    """Why the consensus stage demoted it (it disagrees with the majority of the results about its subject, or it
+    restates the query word for word)."""
     trust: float = 1.0
     """Its writer's trust (``Memory.trust``, 1 without provenance): every score term is multiplied by it."""
     lesson: float = 0.0
