@@ -81,8 +81,8 @@ class ConsensusConfig:
     (``retrieval.service.VIA_MAX_DEGREE``); None: every subject counts (``consensus_stage`` applies it)."""
     echo_share: float = 0.8
     """A result restating this share of the query's words in a row (``retrieval.echo``) goes after every result
-    that does not: set a priori (no benign LoCoMo memory reaches it, see ``retrieval.echo``), not fitted on the
-    poisoning benchmark."""
+    that does not. Chosen on benign text only, never on an attack success rate: the lowest share in steps of 0.1
+    at which no memory in the LoCoMo dev questions' candidate pools echoes its question (0.7 flags 3 of 50,285)."""
     echo_min_words: int = 4
     """... and at least this many words (a shorter query is never echoed)."""
 

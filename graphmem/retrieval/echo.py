@@ -1,13 +1,13 @@
 """Query echoes (pure): a memory that restates the query word for word is a retrieval key, not evidence.
 
-Query-targeted poisoning makes its record easy to find for the question it targets by writing that question into
-it: PoisonedRAG's black-box attack (arXiv 2402.07867) prefixes the poison with the target question itself, MINJA's
-bridging records (arXiv 2503.03704) restate the victim query before the step they slip in. A memory of what happened
-rarely holds a later question verbatim: on the LoCoMo dev conversations, whose questions were written by people
-reading the turns, no memory of the 50,285 in the 760 questions' candidate pools restates its question under the
-default rule, while 3 declarative restatements ("Gina has developed a video presentation to teach how to style her
-fashion pieces." for "When did Gina develop a video presentation to teach how to style her fashion pieces?") reach
-70% of its words.
+Query-targeted poisoning makes its record easy to find for the question it targets by writing that question into it:
+PoisonedRAG's black-box attack (arXiv 2402.07867) prefixes the poison with the target question itself; a MINJA
+record (arXiv 2503.03704) is the attacker's query, which holds the victim's, stored with the bridging steps it slips
+in. A memory of what happened rarely holds a later question verbatim: on the LoCoMo dev conversations, whose
+questions were written by people reading the turns, no memory of the 50,285 in the 760 questions' candidate pools
+restates its question under the default rule, while 3 declarative restatements ("Gina has developed a video
+presentation to teach how to style her fashion pieces." for "When did Gina develop a video presentation to teach how
+to style her fashion pieces?") reach 70% of its words.
 
 The rule: the longest run of consecutive words the memory shares with the query (case and apostrophes aside; a
 Chinese character counts as a word) covers at least ``share`` of the query's words and at least ``min_words``.
