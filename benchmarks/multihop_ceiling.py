@@ -34,11 +34,18 @@ from sklearn.linear_model import LogisticRegression
 
 from benchmarks.fit_ranking import VALUES, collect
 from graphmem.config import Settings
-from graphmem.eval.fit import PoolItem, PoolQuestion, Reach, base_score, coordinate_ascent, ranked, recall_at
-from graphmem.retrieval.context import context_bonus, fold_covered
+from graphmem.eval.fit import (
+    PoolItem,
+    PoolQuestion,
+    Reach,
+    coordinate_ascent,
+    finished,
+    ranked,
+    recall_at,
+    scored,
+)
+from graphmem.retrieval.context import fold_covered
 from graphmem.retrieval.formula import FormulaWeights
-from graphmem.retrieval.ranking import keep_for
-from graphmem.retrieval.types import RerankMode
 
 CATEGORIES = (1, 2, 3, 4)
 DELTAS = (0.0, 0.02, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3)
@@ -53,27 +60,18 @@ def by_category(questions: Sequence[PoolQuestion], order: Ranker, reach: Reach, 
 
 
 def diversified(q: PoolQuestion, w: FormulaWeights, delta: float, expand_limit: int = 20) -> list[str]:
-    """``fit.ranked`` with a per-task penalty taken greedily on the final scores, before the folding."""
-    walked = (i for i in q.pool if not i.seed and not i.descended)
-    expanded = sorted(walked, key=lambda i: (-i.received, i.id))[:expand_limit]
-    kept = [i for i in q.pool if i.seed] + expanded + [i for i in q.pool if i.descended and not i.seed]
-    base = {i.id: base_score(i, w) for i in kept}
-    top = sorted(kept, key=lambda i: (-round(base[i.id], 6), i.id))[: keep_for(10, w, RerankMode.FORMULA)]
-    items = {i.id: i for i in top}
-    score = {i.id: base[i.id] for i in top}
-    bonus = context_bonus(score, {i.id: i.before for i in top}, {i.id: i.after for i in top}, w.before, w.after,
-                          {i.id: i.task for i in top}, w.task, {i.id for i in top if i.summary}, w.summary)
-    final = {m: score[m] + bonus[m] for m in score}
-    left = sorted(final, key=lambda m: (-round(final[m], 6), m))
+    """``fit.ranked`` with a per-task penalty taken greedily on the final scores, before summaries are hidden and
+    covered results folded."""
+    final = scored(q, w, expand_limit)
+    left = sorted(final, key=lambda m: (-round(final[m][0], 6), m))
     taken: dict[str | None, int] = {}
     order: list[str] = []
     while left:
-        best = max(left, key=lambda m: final[m] - delta * taken.get(items[m].task, 0))
+        best = max(left, key=lambda m: final[m][0] - delta * taken.get(final[m][1].task, 0))
         left.remove(best)
         order.append(best)
-        taken[items[best].task] = taken.get(items[best].task, 0) + 1
-    order = [m for m in order if not items[m].summary]
-    return fold_covered(order, {m: items[m].turns for m in order})[0] if w.fold else order
+        taken[final[best][1].task] = taken.get(final[best][1].task, 0) + 1
+    return finished(order, {m: v[1] for m, v in final.items()}, w)
 
 
 def features(q: PoolQuestion) -> np.ndarray[Any, np.dtype[np.float64]]:

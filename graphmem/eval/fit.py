@@ -70,25 +70,36 @@ def base_score(item: PoolItem, w: FormulaWeights) -> float:
             + w.time * (1.0 if item.in_time else 0.0) + w.entity * item.entity)
 
 
-def ranked(q: PoolQuestion, w: FormulaWeights, expand_limit: int, need: int = 10) -> list[str]:
-    """The pool as ``ranking.rank`` orders it: the ``expand_limit`` most activated expanded memories kept, the
-    ``keep_for`` best by the formula (what the search statement returns), then the context stage."""
+def scored(q: PoolQuestion, w: FormulaWeights, expand_limit: int, need: int = 10) -> dict[str, tuple[float, PoolItem]]:
+    """The candidates ``ranking.rank`` weighs, with their final scores: the ``expand_limit`` most activated expanded
+    memories kept, the ``keep_for`` best by the formula (what the search statement returns), plus the context
+    stage's bonus when it is on."""
     walked = (i for i in q.pool if not i.seed and not i.descended)
     expanded = sorted(walked, key=lambda i: (-i.received, i.id))[:expand_limit]
     kept = [i for i in q.pool if i.seed] + expanded + [i for i in q.pool if i.descended and not i.seed]
     base = {i.id: base_score(i, w) for i in kept}
     top = sorted(kept, key=lambda i: (-round(base[i.id], 6), i.id))[: keep_for(need, w, RerankMode.FORMULA)]
     if not uses_context(w, RerankMode.FORMULA):
-        return [i.id for i in top if not i.summary]
+        return {i.id: (base[i.id], i) for i in top}
     base = {i.id: base[i.id] for i in top}
     bonus = context_bonus(base, {i.id: i.before for i in top}, {i.id: i.after for i in top}, w.before, w.after,
                           {i.id: i.task for i in top}, w.task, {i.id for i in top if i.summary}, w.summary)
-    order = sorted(base, key=lambda m: (-round(base[m] + bonus[m], 6), m))
-    hidden = {i.id for i in top if i.summary}
-    order = [m for m in order if m not in hidden]
-    if w.fold:
-        order, _ = fold_covered(order, {i.id: i.turns for i in top})
-    return order
+    return {i.id: (base[i.id] + bonus[i.id], i) for i in top}
+
+
+def finished(order: Sequence[str], items: Mapping[str, PoolItem], w: FormulaWeights) -> list[str]:
+    """``order`` as a search returns it: task summaries hidden, and results whose turns a better one already
+    covers moved back (when the context stage folds)."""
+    shown = [m for m in order if not items[m].summary]
+    if uses_context(w, RerankMode.FORMULA) and w.fold:
+        shown, _ = fold_covered(shown, {m: items[m].turns for m in shown})
+    return shown
+
+
+def ranked(q: PoolQuestion, w: FormulaWeights, expand_limit: int, need: int = 10) -> list[str]:
+    """The pool as ``ranking.rank`` orders it (``scored``, best first, then ``finished``)."""
+    final = scored(q, w, expand_limit, need)
+    return finished(sorted(final, key=lambda m: (-round(final[m][0], 6), m)), {m: v[1] for m, v in final.items()}, w)
 
 
 def recall_at(ids: Sequence[str], gold: frozenset[str], reach: Reach, k: int) -> float:
@@ -146,5 +157,5 @@ def leave_one_out(questions: Sequence[PoolQuestion], start: FormulaWeights, valu
     return folds
 
 
-__all__ = ["FITTED", "Fold", "PoolItem", "PoolQuestion", "base_score", "coordinate_ascent", "leave_one_out",
-           "mean_recall", "ranked", "recall_at"]
+__all__ = ["FITTED", "Fold", "PoolItem", "PoolQuestion", "base_score", "coordinate_ascent", "finished",
+           "leave_one_out", "mean_recall", "ranked", "recall_at", "scored"]

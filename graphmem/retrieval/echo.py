@@ -22,9 +22,11 @@ import math
 import re
 from dataclasses import dataclass
 
+from graphmem.retrieval.textquery import CJK
+
 __all__ = ["Echo", "echo", "words"]
 
-_WORD = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
+_WORD = re.compile(rf"{CJK.pattern}|[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
 
 
 def words(text: str | None) -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from graphmem.graph.construct import GraphOptions, Neighbour
 from graphmem.models import MemoryDraft, Vector, trust_in, trust_of
@@ -35,7 +36,7 @@ class Nearest:
 
 async def nearest_stored(store: Store, drafts: Sequence[MemoryDraft], vectors: Sequence[Sequence[float]],
                          todo: Sequence[int], *, threshold: float, options: GraphOptions, similarity: str,
-                         now: object) -> Nearest:
+                         now: datetime) -> Nearest:
     """The stored memories near the drafts at ``todo`` (indexes into ``drafts``), from one index search each."""
     if not todo:
         return Nearest()
