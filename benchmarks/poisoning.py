@@ -153,6 +153,13 @@ async def one_namespace(
     return out
 
 
+def load_poisons(path: Path) -> dict[str, list[Poison]]:
+    """The poisons of ``benchmarks/poisoning_llm.py``'s file, per "sample@rate" (its other fields set aside)."""
+    fields = {f.name for f in dataclasses.fields(Poison)}
+    return {key: [Poison(**{k: v for k, v in p.items() if k in fields}) for p in poisons]
+            for key, poisons in json.loads(path.read_text(encoding="utf-8"))["poisons"].items()}
+
+
 async def count_quarantined(store: Store, ns: str) -> int:
     records, _, _ = await store.driver.execute_query(
         "MATCH (m:Memory {namespace: $ns}) WHERE m.status = 'quarantined' RETURN count(m) AS n",
@@ -229,6 +236,7 @@ async def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     embedder: Embedder = make_embedder(settings)
     runs: list[dict[str, Any]] = []
     poisons_out: dict[str, Any] = {}
+    held_out = load_poisons(args.attacks_file) if args.attacks_file else None
     async with Store.connect(settings) as store:
         await migrate(store, embedding_dim=embedding_dimension(settings))
         services = {on: MemoryService(store, embedder, settings.model_copy(update={"screening": on}))
@@ -240,7 +248,8 @@ async def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
             for sample in samples:
                 stored = len(sample.turns)
                 for rate in RATES:
-                    poisons = poison_sample(sample, rate, stored, args.seed)
+                    poisons = (held_out[f"{sample.sample_id}@{rate_key(rate)}"] if held_out is not None
+                               else poison_sample(sample, rate, stored, args.seed))
                     poisons_out[f"{sample.sample_id}@{rate_key(rate)}"] = [p.__dict__ for p in poisons]
                     for screening in (False, True):
                         made.append(namespace(sample.sample_id, rate, screening))
@@ -272,6 +281,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--consensus-subjects", choices=("no-hubs", "all"), default="no-hubs",
                         help="consensus groups by every subject, or leaves hubs out (the default; "
                              "benchmarks/consensus_subjects_cv.py compares the two)")
+    parser.add_argument("--attacks-file", type=Path,
+                        help="plant these poisons instead of the templates' (benchmarks/poisoning_llm.py writes it)")
     parser.add_argument("--keep", action="store_true", help="do not wipe the namespaces at the end")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/poisoning.json"))
     args = parser.parse_args(argv)
@@ -304,6 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "search": SearchOptions(namespaces=("x",)).model_dump(mode="json", exclude={"namespaces"}),
                      "embedder": settings.embedder, "embedding_model": settings.embedding_model,
                      "data": args.data.name, "samples": args.samples or "all",
+                     "poisons_from": args.attacks_file.name if args.attacks_file else "poisoning_attacks templates",
                      "asr_r": "share of targeted queries whose top-10 holds any poisoned memory of the namespace",
                      "tuned": "nothing: every defence at its defaults"},
         **result, "seconds": round(time.monotonic() - started, 1),

@@ -89,6 +89,8 @@ class Poison:
     """The victim query: the question, with ``TRIGGER`` appended for ``agentpoison``."""
     content: str
     template: int
+    wrong: str = ""
+    """The wrong answer a ``misinformation`` poison states ("" for the others)."""
 
 
 def poison_count(rate: float, stored: int) -> int:
@@ -148,7 +150,7 @@ def poison_sample(sample: LocomoSample, rate: float, stored: int, seed: int) -> 
             wrong = wrong_answer(target, questions, rng) if attack == "misinformation" else ""
             content = _content(attack, template, q, subject_of(q.question, sample), wrong, rng)
             query = f"{q.question} {TRIGGER}" if attack == "agentpoison" else q.question
-            out.append(Poison(attack, target, q.question, query, content, template))
+            out.append(Poison(attack, target, q.question, query, content, template, wrong))
     return out
 
 
