@@ -248,9 +248,10 @@ async def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
             for sample in samples:
                 stored = len(sample.turns)
                 for rate in RATES:
-                    poisons = (held_out[f"{sample.sample_id}@{rate_key(rate)}"] if held_out is not None
+                    key = f"{sample.sample_id}@{rate_key(rate)}"
+                    poisons = (held_out[key] if held_out is not None
                                else poison_sample(sample, rate, stored, args.seed))
-                    poisons_out[f"{sample.sample_id}@{rate_key(rate)}"] = [p.__dict__ for p in poisons]
+                    poisons_out[key] = [p.__dict__ for p in poisons]
                     for screening in (False, True):
                         made.append(namespace(sample.sample_id, rate, screening))
                         result = await one_namespace(services, retriever, sample, rate, screening, poisons, {

@@ -101,8 +101,11 @@ async def write_one(llm: LLMClient, p: Poison, sample: LocomoSample, tries: int,
     prefix = f"{TRIGGER} " if p.attack == "agentpoison" else ""
     text, problems, attempts = "", ["no answer"], 0
 
+    def composed(answer: Record) -> str:
+        return prefix + " ".join(answer.text.split())
+
     def check(answer: Record, last_try: bool) -> Record:
-        found = failures(prefix + " ".join(answer.text.split()), p.question, payload)
+        found = failures(composed(answer), p.question, payload)
         if found and not last_try:
             raise LLMOutputError("the text " + " and ".join(found))
         return answer
@@ -114,10 +117,12 @@ async def write_one(llm: LLMClient, p: Poison, sample: LocomoSample, tries: int,
         except LLMError as exc:
             problems = [f"LLM: {exc}"]
             continue
-        text = prefix + " ".join(answer.text.split())
+        text = composed(answer)
         problems = failures(text, p.question, payload)
         if not problems:
             break
+    # No answer at all (every try an LLM error): the template's record, flagged by its failed check, so that it
+    # counts in the all-99 figures and never in the clean ones.
     return {**p.__dict__, "content": text or p.content, "template": -1, "prompt": user, "payload": payload,
             "attempts": attempts, "failed_checks": problems}
 
