@@ -55,8 +55,10 @@ VALUES: dict[str, tuple[float, ...]] = {
 """The values each fitted weight may take (coordinate ascent, two rounds, from the baseline)."""
 
 
-async def collect(settings: Settings, data: str, corpus: str) -> tuple[list[PoolQuestion], dict[str, tuple[str, ...]]]:
-    """Every scored question's candidate pool under the default search options."""
+async def collect(settings: Settings, data: str, corpus: str, contents: dict[str, str] | None = None,
+                  ) -> tuple[list[PoolQuestion], dict[str, tuple[str, ...]]]:
+    """Every scored question's candidate pool under the default search options (each candidate's content put in
+    ``contents`` when one is given)."""
     questions: list[PoolQuestion] = []
     reach: dict[str, tuple[str, ...]] = {}
     async with open_service(settings) as service:
@@ -84,7 +86,9 @@ async def collect(settings: Settings, data: str, corpus: str) -> tuple[list[Pool
                                          asks(c.data.get("content")),
                                          speaker_of(c.data.get("content")) in asked.entities))
                     seen.add(mid)
-                questions.append(PoolQuestion(sample.sample_id, q.category, frozenset(q.gold), tuple(pool)))
+                    if contents is not None:
+                        contents[mid] = c.data.get("content") or ""
+                questions.append(PoolQuestion(sample.sample_id, q.category, frozenset(q.gold), tuple(pool), q.text))
             reach.update(await load_reach(service.store, namespace, seen, turn_dia_ids(plan)))
     return questions, reach
 

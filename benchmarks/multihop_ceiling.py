@@ -13,7 +13,9 @@ the default search (``benchmarks.fit_ranking.collect``, the turns+facts corpus),
 - ``learned``: a logistic regression over the pool features (similarity and its gap to the best, fused, text,
   length, asking, said, graph activation, in time, entity share, seed, turns reached), leave-one-conversation-out;
 - ``linear_ceiling``: the formula's weights fitted by coordinate ascent on the category-1 questions themselves, all
-  five conversations (in-sample: an upper bound for any weighting of these features, not a result).
+  five conversations (in-sample: an upper bound for any weighting of these features, not a result);
+- ``mmr`` and ``soft_words`` (``benchmarks/multihop_rerank.py``): maximal marginal relevance over the candidates'
+  embeddings, and a soft word match through word embeddings, each setting chosen by leave-one-conversation-out.
 
 Writes ``benchmarks/results/multihop_ceiling.json``. Nothing here changes the defaults.
 """
@@ -32,8 +34,10 @@ from typing import Any
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
+from benchmarks import multihop_rerank
 from benchmarks.fit_ranking import VALUES, collect
 from graphmem.config import Settings
+from graphmem.embed import make_embedder
 from graphmem.eval.fit import (
     PoolItem,
     PoolQuestion,
@@ -136,8 +140,11 @@ def main() -> None:
     parser.add_argument("--out", default="benchmarks/results/multihop_ceiling.json")
     args = parser.parse_args()
     started = time.monotonic()
-    questions, reach = asyncio.run(collect(Settings(), args.data, "turns+facts"))
+    settings = Settings()
+    contents: dict[str, str] = {}
+    questions, reach = asyncio.run(collect(settings, args.data, "turns+facts", contents))
     figures = report(questions, reach)
+    figures.update(multihop_rerank.report(questions, contents, make_embedder(settings), reach))
     result = {"benchmark": "multihop_ceiling", "command": f"python -m benchmarks.multihop_ceiling --data {args.data}",
               "corpus": "turns+facts", "questions": len(questions), "k": 10, **figures,
               "seconds": round(time.monotonic() - started, 1),
@@ -152,6 +159,8 @@ def main() -> None:
     print(f"{'diversity cv':>18}: {figures['diversity_cv']['recall@10']} {figures['diversity_cv']['folds']}")
     print(f"{'learned cv':>18}: {figures['learned_cv']}")
     print(f"{'linear ceiling':>18}: {figures['linear_ceiling_in_sample']['recall@10']} (in-sample, category 1)")
+    for key in ("mmr", "soft_words"):
+        print(f"{key + ' cv':>18}: {figures[key]['held_out']} {[f['chosen'] for f in figures[key]['folds']]}")
     print(f"written to {out}")
 
 

@@ -56,6 +56,8 @@ class PoolQuestion:
     gold: frozenset[str]
     """Evidence dia ids."""
     pool: tuple[PoolItem, ...]
+    query: str = ""
+    """The question's text (benchmarks that re-read it; the fit does not)."""
 
 
 Reach = Mapping[str, Sequence[str]]
