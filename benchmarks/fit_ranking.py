@@ -33,6 +33,7 @@ from graphmem.eval.locomo import (
 )
 from graphmem.importers.locomo import load_locomo
 from graphmem.retrieval import RetrievalService
+from graphmem.retrieval.answertype import answers
 from graphmem.retrieval.formula import FormulaWeights, asks, length_prior, speaker_of
 from graphmem.retrieval.types import SearchOptions
 from graphmem.retrieval.wordmatch import coverage
@@ -45,6 +46,7 @@ VALUES: dict[str, tuple[float, ...]] = {
     "length": (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.3),
     "question": (0.0, 0.05, 0.1, 0.2, 0.3),
     "speaker": (0.0, 0.1, 0.2, 0.3, 0.4, 0.6),
+    "answer": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5),
     "graph": (0.0, 0.1, 0.2, 0.4, 0.8),
     "time": (0.0, 0.1, 0.2, 0.4, 0.6, 0.8),
     "entity": (0.0, 0.1, 0.2, 0.3, 0.4, 0.6),
@@ -84,7 +86,8 @@ async def collect(settings: Settings, data: str, corpus: str, contents: dict[str
                                          coverage(c.data.get("content"), asked.words, asked.word_weights),
                                          length_prior(c.data.get("content"), FormulaWeights().length_cap),
                                          asks(c.data.get("content")),
-                                         speaker_of(c.data.get("content")) in asked.entities))
+                                         speaker_of(c.data.get("content")) in asked.entities,
+                                         answers(c.data.get("content"), asked.kinds, asked.named)))
                     seen.add(mid)
                     if contents is not None:
                         contents[mid] = c.data.get("content") or ""

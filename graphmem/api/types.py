@@ -129,6 +129,9 @@ class ScoreParts:
     speaker: bool = strawberry.field(default=False, description="It is said by someone the query names (its "
                                      "content opens with that name and a colon): the formula's speaker term was "
                                      "added.")
+    answer: bool = strawberry.field(default=False, description="It holds the kind of answer the query asks for "
+                                    "(a place, a title or a number it does not name itself): the formula's answer "
+                                    "term was added.")
     context: float = strawberry.field(description="What its FOLLOWS neighbours among the candidates added (the "
                                                   "turn before or after it matched the query).")
     covered_by: str | None = strawberry.field(description="A better result that already covers the turns this "
@@ -148,7 +151,7 @@ class ScoreParts:
                    fused=p.fused, expansion=p.expansion, similarity=p.similarity, recency=p.recency,
                    frequency=p.frequency, confidence=p.confidence, in_time_range=p.in_time_range,
                    entity=p.entity, text=p.text, length=p.length, question=p.question, speaker=p.speaker,
-                   context=p.context,
+                   answer=p.answer, context=p.context,
                    covered_by=p.covered_by,
                    rerank=p.rerank, dissent=p.dissent, lesson=p.lesson, trust=p.trust)
 

@@ -47,6 +47,8 @@ class PoolItem:
     """``formula.asks`` of its content."""
     said: bool = False
     """``formula.speaker_of`` its content is an entity the query names."""
+    answer: bool = False
+    """``answertype.answers``: it holds the kind of answer the query asks for (added after the statement's cut)."""
 
 
 @dataclass(frozen=True)
@@ -82,8 +84,8 @@ def scored(q: PoolQuestion, w: FormulaWeights, expand_limit: int, need: int = 10
     base = {i.id: base_score(i, w) for i in kept}
     top = sorted(kept, key=lambda i: (-round(base[i.id], 6), i.id))[: keep_for(need, w, RerankMode.FORMULA)]
     if not uses_context(w, RerankMode.FORMULA):
-        return {i.id: (base[i.id], i) for i in top}
-    base = {i.id: base[i.id] for i in top}
+        return {i.id: (base[i.id] + (w.answer if i.answer else 0.0), i) for i in top}
+    base = {i.id: base[i.id] + (w.answer if i.answer else 0.0) for i in top}
     bonus = context_bonus(base, {i.id: i.before for i in top}, {i.id: i.after for i in top}, w.before, w.after,
                           {i.id: i.task for i in top}, w.task, {i.id for i in top if i.summary}, w.summary)
     return {i.id: (base[i.id] + bonus[i.id], i) for i in top}
@@ -117,7 +119,8 @@ def mean_recall(questions: Iterable[PoolQuestion], w: FormulaWeights, reach: Rea
     return fmean(values) if values else 0.0
 
 
-FITTED = ("fused", "text", "length", "question", "speaker", "graph", "time", "entity", "before", "after", "task")
+FITTED = ("fused", "text", "length", "question", "speaker", "answer", "graph", "time", "entity", "before", "after",
+          "task")
 """The weights fitted (similarity stays the scale; recency, frequency and confidence do not vary on LoCoMo)."""
 
 

@@ -52,6 +52,10 @@ class FormulaWeights(BaseModel):
     agencies" for "What did Caroline research?"): who said it tells whose fact it is, which a turn that only
     addresses the person ("Thanks, Caroline!") is not. Of LoCoMo's evidence turns in the candidates 97% are said
     by someone the question names, of the others 70%."""
+    answer: float = Field(default=0.3, ge=0)
+    """Added when the query asks for a place, a title or a number and the memory holds one the query does not name
+    (``retrieval.answertype``); applied by the ranking to the candidates the search statement returned, before the
+    context stage. Chosen by leave-one-conversation-out on LoCoMo (every fold chose .3)."""
     graph: float = Field(default=0.4, ge=0)
     """Activation received over edges (FOLLOWS, SIMILAR_TO, shared entities, provenance), capped at 1."""
     time: float = Field(default=0.8, ge=0)

@@ -19,6 +19,7 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from graphmem.models import Memory, trust_in
+from graphmem.retrieval.answertype import answers
 from graphmem.retrieval.candidates import Candidate, ChannelScores
 from graphmem.retrieval.context import context_bonus, fold_covered
 from graphmem.retrieval.formula import FormulaWeights, asks, formula_score, length_prior, speaker_of
@@ -68,6 +69,10 @@ class QueryContext:
     entities: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
     word_weights: tuple[float, ...] = ()
+    kinds: frozenset[str] = frozenset()
+    """The kinds of answer it asks for (``answertype.asked_kinds``)."""
+    named: frozenset[str] = frozenset()
+    """Its lowercase words (``answertype.name_words``): an entity it names itself is no answer."""
 
     @cached_property
     def needles(self) -> tuple[str, ...]:
@@ -128,7 +133,9 @@ def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, opt
         parts[i] = Part(sim, formula, rec, freq, in_time, entity, text, length, asking, said)
     # the ``keep_for`` best by the formula: what the statement returns (the stepwise path cuts the same way)
     kept = sorted(base, key=lambda i: (-round(base[i], 6), i))[: keep_for(need, weights, options.rerank)]
-    base = {i: base[i] for i in kept}
+    answer = {i: weights.answer * trusts[i] if options.rerank is not RerankMode.NONE and weights.answer > 0
+              and answers(candidates[i].data.get("content"), query.kinds, query.named) else 0.0 for i in kept}
+    base = {i: base[i] + answer[i] for i in kept}
     context = {i: 0.0 for i in kept}
     covered: dict[str, str] = {}
     if uses_context(weights, options.rerank):
@@ -149,7 +156,7 @@ def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, opt
         order, covered = fold_covered(order, {i: candidates[i].turns for i in kept})
     ranks = {c: {i: r for r, i in enumerate(sorted(s, key=lambda x: -s[x]), 1)} for c, s in channel_scores.items()}
     return [result(candidates[i], final[i], parts[i], context[i], covered.get(i), channel_scores, ranks, options,
-                   lesson[i]) for i in order[:need]]
+                   lesson[i], answer[i] > 0) for i in order[:need]]
 
 
 def is_lesson(c: Candidate, similarity: float) -> bool:
@@ -158,7 +165,7 @@ def is_lesson(c: Candidate, similarity: float) -> bool:
 
 def result(c: Candidate, score: float, part: Part, context: float,
            covered_by: str | None, channel_scores: ChannelScores, ranks: Mapping[Any, Mapping[str, int]],
-           options: SearchOptions, lesson: float = 0.0) -> SearchResult:
+           options: SearchOptions, lesson: float = 0.0, answer: bool = False) -> SearchResult:
     sim, formula, rec, freq, in_time, entity, text, length, asking, said = part
     memory = memory_from_map(c.data)
     mid = memory.id
@@ -168,7 +175,7 @@ def result(c: Candidate, score: float, part: Part, context: float,
         fused=round(c.fused, 6), expansion=round(c.received, 6), similarity=round(sim, 6),
         recency=round(rec, 6), frequency=round(freq, 6), confidence=memory.confidence, in_time_range=in_time,
         entity=round(entity, 6), text=round(text, 6), length=round(length, 6), question=asking, speaker=said,
-        context=round(context, 6), covered_by=covered_by, lesson=lesson,
+        context=round(context, 6), covered_by=covered_by, lesson=lesson, answer=answer,
         trust=trust_in(c.data),
         rerank=round(formula, 6) if options.rerank is not RerankMode.NONE else None,
     )

@@ -18,6 +18,7 @@ from graphmem.llm import LLMClient
 from graphmem.models import Memory, check_namespace, trust_of, utcnow
 from graphmem.retrieval import formula
 from graphmem.retrieval.access import AccessRecorder
+from graphmem.retrieval.answertype import asked_kinds, name_words
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache, shared_versions
 from graphmem.retrieval.candidates import Candidate, ChannelScores, from_statement, from_steps
 from graphmem.retrieval.consensus import DEFAULT_CONFIG as DEFAULT_CONSENSUS
@@ -255,7 +256,7 @@ class RetrievalService:
         return QueryContext(when=parse_time_range(query, at),
                             entities=tuple(dict.fromkeys(e.name for e in extract_entities(query, limit=8)
                                                          if e.kind != "date")),
-                            words=query_words(query))
+                            words=query_words(query), kinds=asked_kinds(query), named=name_words(query))
 
     def similarity(self, candidate: Candidate) -> float:
         """The formula's similarity term: the cosine, or what the path passed down from its seed if larger."""

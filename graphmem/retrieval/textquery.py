@@ -19,6 +19,10 @@ shall should can could may might must get got gets let lets ok okay"""))
 STOP = FUNCTION | _AUX
 _ZH_PARTICLES = frozenset("的了吗呢吧啊呀哦嘛是在和与及或也都就又被把给着过么")
 _TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[^\W_]+(?:['\u2019][^\W_]+)*|\S", re.UNICODE)
+_FRAME = re.compile(r"\b(?:kinds?|types?|sorts?|names?|forms?|ways?|things?)\s+(?=of\b)", re.I)
+"""A question's frame noun before "of" ("what kind of art", "the names of John's children"): it says what form
+the answer takes, not what it is about, and matched "Thanks for your kind words" to "What kind of art does
+Caroline make?". Dropped from the query's words (``benchmarks/README.md``, "answer-type term")."""
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 """A Chinese character: a word starting with one is a Chinese piece (a bigram, or a character alone)."""
 
@@ -29,9 +33,10 @@ def bare(word: str) -> str:
 
 
 def content_words(text: str) -> list[str]:
-    """The query's tokens without stop words, in order; CJK runs split into their particle-free bigrams."""
+    """The query's tokens without stop words or frame nouns (``_FRAME``), in order; CJK runs split into their
+    particle-free bigrams."""
     out: list[str] = []
-    for token in _TOKEN.findall(text):
+    for token in _TOKEN.findall(_FRAME.sub(" ", text)):
         if CJK.match(token):
             out.extend(_zh_pieces(token))
         elif token[0].isalnum() and bare(token) not in STOP:

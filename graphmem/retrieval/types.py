@@ -131,6 +131,9 @@ class ScoreParts(BaseModel):
     term was taken off."""
     speaker: bool = False
     """It is said by someone the query names (``formula.speaker_of``): the formula's speaker term was added."""
+    answer: bool = False
+    """It holds the kind of answer the query asks for (a place, a title, a number; ``retrieval.answertype``): the
+    formula's answer term was added."""
     context: float = 0.0
     """What its FOLLOWS neighbours among the candidates added (the turn before or after it matched)."""
     covered_by: str | None = None

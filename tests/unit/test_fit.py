@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from graphmem.eval.fit import PoolItem, PoolQuestion, coordinate_ascent, leave_one_out, ranked, recall_at
+from graphmem.retrieval.answertype import answers
 from graphmem.retrieval.candidates import Candidate
 from graphmem.retrieval.formula import FormulaWeights, asks, length_prior, speaker_of
 from graphmem.retrieval.ranking import QueryContext, rank
@@ -55,10 +56,11 @@ def test_coordinate_ascent_and_leave_one_out_score_the_held_out_conversation() -
 def test_fit_ranks_as_the_service_does() -> None:
     now = datetime(2026, 1, 1, tzinfo=UTC)
     old = "2023-05-01T00:00:00+00:00"
-    w = FormulaWeights(fused=0.2, text=0.3, length=0.2, question=0.3, speaker=0.2, graph=0.3, entity=0.2, before=0.3,
-                       after=0.1, recency=0.0, frequency=0.0, confidence=0.0)
+    w = FormulaWeights(fused=0.2, text=0.3, length=0.2, question=0.3, speaker=0.2, answer=0.3, graph=0.3, entity=0.2,
+                       before=0.3, after=0.1, recency=0.0, frequency=0.0, confidence=0.0)
     fulltext = {"f": 4.0, "x": 2.0, "y": 3.0}
-    asked = QueryContext(entities=("caroline", "pottery"), words=("ff", "yyy"), word_weights=(2.0, 0.5))
+    asked = QueryContext(entities=("caroline", "pottery"), words=("ff", "yyy"), word_weights=(2.0, 0.5),
+                         kinds=frozenset({"number"}), named=frozenset())
     rows = [  # id, cosine, fused, received, entity hits, before, after, turns
         ("q", 0.7, 1.0, 0.0, 1, None, "a", ("t1",)), ("a", 0.3, 0.0, 0.2, 0, "q", None, ("t2",)),
         ("f", 0.65, 0.8, 0.0, 2, None, None, ("t1",)), ("x", 0.5, 0.5, 0.0, 0, None, None, ("t3",)),
@@ -67,13 +69,15 @@ def test_fit_ranks_as_the_service_does() -> None:
     content = {r[0]: r[0] * (8 * i + 1) for i, r in enumerate(rows)}
     content["y"] += "?"  # asks: the question term is taken off
     content["x"] = "Caroline: " + content["x"]  # said by someone the query names: the speaker term is added
+    content["a"] += " twice"  # holds the kind of answer asked: the answer term is added after the cut
     candidates = {r[0]: Candidate(data={"id": r[0], "namespace": "ns", "kind": "episodic", "content": content[r[0]],
                                         "created_at": old}, cosine=r[1], fused=r[2], received=r[3],
                                   entity_hits=r[4], before=r[5], after=r[6], turns=r[7]) for r in rows}
     pool = tuple(PoolItem(r[0], r[1], r[2], r[3], False, r[2] > 0, r[4] / 2, r[5], r[6], r[7],
                           text=coverage(content[r[0]], asked.words, asked.word_weights),
                           length=length_prior(content[r[0]], w.length_cap), asking=asks(content[r[0]]),
-                          said=speaker_of(content[r[0]]) in asked.entities)
+                          said=speaker_of(content[r[0]]) in asked.entities,
+                          answer=answers(content[r[0]], asked.kinds, asked.named))
                  for r in rows)
     options = SearchOptions(namespaces=("ns",), k=5)
     service_order = [r.memory.id for r in rank(candidates, {Channel.FULLTEXT: fulltext}, options, w,
@@ -81,6 +85,9 @@ def test_fit_ranks_as_the_service_does() -> None:
     assert ranked(PoolQuestion("c", 1, frozenset(), pool), w, 20, need=5) == service_order
     assert service_order[0] == "f"  # about both query entities
     assert service_order[-1] == "q"  # its turn is covered by f: folded behind the rest
+    assert [i.id for i in pool if i.answer] == ["a"]
+    no_answer = w.model_copy(update={"answer": 0.0})
+    assert ranked(PoolQuestion("c", 1, frozenset(), pool), no_answer, 20, need=5).index("a") > service_order.index("a")
 
 
 def test_a_k10_search_ranks_as_the_head_of_a_k20_search() -> None:
