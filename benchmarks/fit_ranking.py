@@ -19,10 +19,12 @@ import json
 import time
 from datetime import datetime
 from pathlib import Path
+from statistics import fmean
+from typing import Any
 
 from graphmem.config import Settings
 from graphmem.eval.corpus import corpus_namespace, corpus_plan
-from graphmem.eval.fit import FITTED, PoolItem, PoolQuestion, coordinate_ascent, leave_one_out, mean_recall
+from graphmem.eval.fit import FITTED, Fold, PoolItem, PoolQuestion, coordinate_ascent, leave_one_out, mean_recall
 from graphmem.eval.locomo import (
     MAIN_CATEGORIES,
     ensure_imported,
@@ -96,12 +98,36 @@ async def collect(settings: Settings, data: str, corpus: str, contents: dict[str
     return questions, reach
 
 
+def held_out_by_cat(questions: list[PoolQuestion], folds: list[Fold], reach: dict[str, tuple[str, ...]]
+                    ) -> dict[str, float]:
+    """Held-out recall@10 by category: each question scored with the weights of the fold that held it out."""
+    chosen = {f.held_out: f.chosen for f in folds}
+    out = {}
+    for c in MAIN_CATEGORIES:
+        qs = [q for q in questions if q.category == c]
+        out[str(c)] = round(fmean(mean_recall([q], chosen[q.conversation], reach, K) for q in qs), 4) if qs else 0.0
+    return out
+
+
+def ablation(questions: list[PoolQuestion], start: FormulaWeights, baseline: FormulaWeights,
+             reach: dict[str, tuple[str, ...]], name: str) -> dict[str, Any]:
+    """The same leave-one-conversation-out fit on the same pools with ``name`` held at 0."""
+    off = start.model_copy(update={name: 0.0})
+    folds = leave_one_out(questions, off, VALUES | {name: (0.0,)}, reach, K, baseline)
+    return {"held_out_recall@10": [round(f.held_out_recall, 4) for f in folds],
+            "cv_recall@10": round(fmean(f.held_out_recall for f in folds), 4),
+            "held_out_by_category_recall@10": held_out_by_cat(questions, folds, reach)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", required=True)
     parser.add_argument("--corpus", default="turns+facts", choices=["turns+facts", "turns", "both"],
                         help="both: the questions of both corpora pooled (a fold holds a conversation out of both)")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--ablate", action="append", default=[], choices=FITTED,
+                        help="also fit with this term held at 0, on the same pools (repeatable): its folds and "
+                             "held-out recall by category beside the full fit's")
     args = parser.parse_args()
     settings = Settings()
     started = time.monotonic()
@@ -136,6 +162,8 @@ def main() -> None:
         "current_defaults": {n: getattr(current, n) for n in FITTED},
         "current_defaults_recall@10": round(mean_recall(questions, current, reach, K), 4),
         "by_category_recall@10": {"baseline": by_cat(baseline), "chosen_on_all": by_cat(chosen)},
+        "held_out_by_category_recall@10": held_out_by_cat(questions, folds, reach),
+        "ablations": {name: ablation(questions, start, baseline, reach, name) for name in args.ablate},
         "collect_seconds": round(collected, 1), "seconds": round(time.monotonic() - started, 1),
         "note": "recall@10 of the evidence turns, mean over questions (categories 1-4); cv figures: mean of the "
                 "five held-out conversations, each scored with weights fitted on the other four",
@@ -146,6 +174,9 @@ def main() -> None:
     out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     for f in report["folds"]:
         print(f)
+    for name, a in report["ablations"].items():
+        print(f"without {name}: CV recall@10 {a['cv_recall@10']} (folds {a['held_out_recall@10']}), held out by "
+              f"category {a['held_out_by_category_recall@10']} against {report['held_out_by_category_recall@10']}")
     print(f"CV recall@10 {report['cv_recall@10']} (baseline {report['cv_baseline_recall@10']}); chosen on all "
           f"{fitted} -> {report['chosen_on_all_recall@10']}; written to {out}")
 
