@@ -1,5 +1,5 @@
-"""Fit the formula's relevance weights (similarity scale fixed; fused, text, length, question, speaker, graph, time,
-entity and the context stage's) by leave-one-conversation-out cross-validation on the LoCoMo dev split, and report
+"""Fit the formula's relevance weights (similarity scale fixed; fused, text, length, question, speaker, answer, graph,
+time, entity and the context stage's) by leave-one-conversation-out cross-validation on the LoCoMo dev split, and report
 every fold.
 
     .venv/bin/python -m benchmarks.fit_ranking --data ../shared/data/locomo/locomo-dev.json [--corpus turns]
@@ -150,7 +150,8 @@ def main() -> None:
 
     fitted = {name: getattr(chosen, name) for name in FITTED}
     report = {
-        "command": f"python -m benchmarks.fit_ranking --data {args.data} --corpus {args.corpus}",
+        "command": f"python -m benchmarks.fit_ranking --data {args.data} --corpus {args.corpus}"
+                   + "".join(f" --ablate {name}" for name in args.ablate),
         "corpus": args.corpus, "k": K, "questions": len(questions), "values": VALUES,
         "baseline": baseline.model_dump(), "start": {"fold": True},
         "folds": [{"held_out": f.held_out, "chosen": {n: getattr(f.chosen, n) for n in FITTED},
