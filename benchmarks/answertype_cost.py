@@ -41,7 +41,7 @@ def main() -> None:
     cold: list[float] = []
     warm: list[float] = []
     for sample in load_locomo(args.data):
-        turns = [f"{t.speaker}: {t.text}" for t in sample.turns]
+        turns = [f"{t.speaker}: {t.content}" for t in sample.turns]  # as the importer writes them
         for q in sample.questions:
             asked += 1
             kinds = asked_kinds(q.question)

@@ -24,7 +24,16 @@ from typing import Any
 
 from graphmem.config import Settings
 from graphmem.eval.corpus import corpus_namespace, corpus_plan
-from graphmem.eval.fit import FITTED, Fold, PoolItem, PoolQuestion, coordinate_ascent, leave_one_out, mean_recall
+from graphmem.eval.fit import (
+    FITTED,
+    Fold,
+    PoolItem,
+    PoolQuestion,
+    Reach,
+    coordinate_ascent,
+    leave_one_out,
+    mean_recall,
+)
 from graphmem.eval.locomo import (
     MAIN_CATEGORIES,
     ensure_imported,
@@ -98,8 +107,7 @@ async def collect(settings: Settings, data: str, corpus: str, contents: dict[str
     return questions, reach
 
 
-def held_out_by_cat(questions: list[PoolQuestion], folds: list[Fold], reach: dict[str, tuple[str, ...]]
-                    ) -> dict[str, float]:
+def held_out_by_cat(questions: list[PoolQuestion], folds: list[Fold], reach: Reach) -> dict[str, float]:
     """Held-out recall@10 by category: each question scored with the weights of the fold that held it out."""
     chosen = {f.held_out: f.chosen for f in folds}
     out = {}
@@ -110,7 +118,7 @@ def held_out_by_cat(questions: list[PoolQuestion], folds: list[Fold], reach: dic
 
 
 def ablation(questions: list[PoolQuestion], start: FormulaWeights, baseline: FormulaWeights,
-             reach: dict[str, tuple[str, ...]], name: str) -> dict[str, Any]:
+             reach: Reach, name: str) -> dict[str, Any]:
     """The same leave-one-conversation-out fit on the same pools with ``name`` held at 0."""
     off = start.model_copy(update={name: 0.0})
     folds = leave_one_out(questions, off, VALUES | {name: (0.0,)}, reach, K, baseline)

@@ -83,9 +83,9 @@ def scored(q: PoolQuestion, w: FormulaWeights, expand_limit: int, need: int = 10
     kept = [i for i in q.pool if i.seed] + expanded + [i for i in q.pool if i.descended and not i.seed]
     base = {i.id: base_score(i, w) for i in kept}
     top = sorted(kept, key=lambda i: (-round(base[i.id], 6), i.id))[: keep_for(need, w, RerankMode.FORMULA)]
+    base = {i.id: base[i.id] + (w.answer if i.answer else 0.0) for i in top}  # the answer term: after the cut
     if not uses_context(w, RerankMode.FORMULA):
-        return {i.id: (base[i.id] + (w.answer if i.answer else 0.0), i) for i in top}
-    base = {i.id: base[i.id] + (w.answer if i.answer else 0.0) for i in top}
+        return {i.id: (base[i.id], i) for i in top}
     bonus = context_bonus(base, {i.id: i.before for i in top}, {i.id: i.after for i in top}, w.before, w.after,
                           {i.id: i.task for i in top}, w.task, {i.id for i in top if i.summary}, w.summary)
     return {i.id: (base[i.id] + bonus[i.id], i) for i in top}

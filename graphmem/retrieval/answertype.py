@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
 from graphmem.graph.entities import extract_entities
-from graphmem.retrieval.formula import SPEAKER_MARKS, speaker_of
+from graphmem.retrieval.formula import split_speaker
 
 __all__ = ["KINDS", "answers", "asked_kinds", "held_kinds", "name_words"]
 
@@ -65,10 +66,7 @@ def held_kinds(content: str) -> tuple[tuple[str, str], ...]:
     """``(kind, name)`` of what the memory holds that could answer: capitalised places and things the extractor
     finds ("Chicago", "The Name of the Wind"), quoted titles and numbers (the last two with an empty name). Its
     speaker's opening ("John: ...") is not read."""
-    body = content
-    if speaker_of(content) is not None:
-        cut = min(i for i in (content.find(mark) for mark in SPEAKER_MARKS) if i >= 0)
-        body = content[cut + 1:]
+    _, body = split_speaker(content)
     out: set[tuple[str, str]] = set()
     for e in extract_entities(body, limit=8):
         if e.surface[:1].isupper() and e.kind in ("place", "thing"):
@@ -80,10 +78,10 @@ def held_kinds(content: str) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(out))
 
 
-def answers(content: str | None, kinds: Collection[str], named: Collection[str]) -> bool:
+def answers(content: str | None, kinds: Collection[str], named: AbstractSet[str]) -> bool:
     """Whether ``content`` holds one of the ``kinds`` asked, other than an entity whose words the question names
     (``named``: ``name_words`` of the question)."""
     if not kinds or not content:
         return False
-    return any(kind in kinds and (not name or not name_words(name) <= set(named))
+    return any(kind in kinds and (not name or not name_words(name) <= named)
                for kind, name in held_kinds(content))

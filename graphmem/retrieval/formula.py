@@ -145,14 +145,19 @@ def speaker_of(content: str | None) -> str | None:
     """Who says the memory, lowercase: the opening before its first colon, ASCII or full-width ("Caroline: I went
     ..." -> "caroline"; a Chinese turn opens with its speaker's name and U+FF1A), when that opening is 1 to
     ``SPEAKER_MAX_CHARS`` characters (blanks aside); else None. ``retrieval/search`` computes the same in Cypher."""
+    return split_speaker(content)[0]
+
+
+def split_speaker(content: str | None) -> tuple[str | None, str]:
+    """``(speaker_of(content), what follows the speaker's colon)``; ``(None, content)`` when no speaker opens it."""
     text = (content or "").lstrip()
     opening = text
     for mark in SPEAKER_MARKS:
         opening = opening.split(mark, 1)[0]
     name = opening.strip()
     if len(opening) == len(text) or not name or len(opening) > SPEAKER_MAX_CHARS:
-        return None
-    return name.lower()
+        return None, content or ""
+    return name.lower(), text[len(opening) + 1:]
 
 
 def formula_score(similarity: float, created: datetime, access_count: int, confidence: float, now: datetime,
