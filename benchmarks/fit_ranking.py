@@ -44,7 +44,7 @@ from graphmem.eval.locomo import (
 )
 from graphmem.importers.locomo import load_locomo
 from graphmem.retrieval import RetrievalService
-from graphmem.retrieval.answertype import answers
+from graphmem.retrieval.answertype import answers, kinds_of
 from graphmem.retrieval.formula import FormulaWeights, asks, length_prior, speaker_of
 from graphmem.retrieval.types import SearchOptions
 from graphmem.retrieval.wordmatch import coverage
@@ -98,7 +98,8 @@ async def collect(settings: Settings, data: str, corpus: str, contents: dict[str
                                          length_prior(c.data.get("content"), FormulaWeights().length_cap),
                                          asks(c.data.get("content")),
                                          speaker_of(c.data.get("content")) in asked.entities,
-                                         answers(c.data.get("content"), asked.kinds, asked.named)))
+                                         answers(kinds_of(c.data.get("content"), c.answer_kinds), asked.kinds,
+                                                 asked.named)))
                     seen.add(mid)
                     if contents is not None:
                         contents[mid] = c.data.get("content") or ""

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from graphmem.graph.answer_kinds import held_kinds
+
 NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 MAX_CONTENT_CHARS = 8000
 MAX_TAGS = 32
@@ -151,6 +153,7 @@ class Memory(BaseModel):
         row["metadata_json"] = _json(row.pop("metadata"))
         row["embedding"] = Vector(embedding)
         row["title"] = caption(self.content)
+        row["answer_kinds"] = list(held_kinds(self.content))
         return row
 
 

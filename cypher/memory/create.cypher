@@ -1,6 +1,7 @@
 // Creates memories from rows; a (namespace, id) that exists already is left as it is. MERGE on both properties
 // takes the memory_key constraint's lock, so of two concurrent writers of one id exactly one creates it.
-// Parameters: $rows (maps from Memory.to_row; the store signs each row, as the statement sets row.signature_key:
+// Parameters: $rows (maps from Memory.to_row, with the Browser caption `title` and the `answer_kinds` the search
+// reads: graphmem.graph.answer_kinds; the store signs each row, as the statement sets row.signature_key:
 // graphmem.store.store.signs_rows). Returns: id, created (bool).
 // The embedding is stored as 32-bit floats (db.create.setNodeVectorProperty; SET would store 64-bit): half the
 // bytes to read when a search computes a candidate's cosine, half the store. The vector index holds 32-bit
@@ -17,7 +18,7 @@ ON CREATE SET m.kind = row.kind, m.content = row.content,
   m.expires_at = datetime(row.expires_at), m.status = row.status,
   m.tags = row.tags, m.tags_text = row.tags_text, m.source = row.source, m.sources = row.sources,
   m.writer = row.writer, m.trust = row.trust,
-  m.content_hash = row.content_hash, m.title = row.title, m.signature = row.signature, m.signature_key = row.signature_key, m.metadata_json = row.metadata_json,
+  m.content_hash = row.content_hash, m.title = row.title, m.answer_kinds = row.answer_kinds, m.signature = row.signature, m.signature_key = row.signature_key, m.metadata_json = row.metadata_json,
   m._new = true
 WITH m, row, coalesce(m._new, false) AS created
 REMOVE m._new

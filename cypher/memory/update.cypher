@@ -1,6 +1,7 @@
 // Updates one memory's editable fields; null parameters leave a field as it is; $clear_valid_until (true) removes
 // valid_until instead (null cannot say that).
-// Parameters: $id, $namespace, $content, $embedding, $content_hash, $title (the Browser caption), $tags, $tags_text,
+// Parameters: $id, $namespace, $content, $embedding, $content_hash, $title (the Browser caption), $answer_kinds
+// (graphmem.graph.answer_kinds of new content, else null), $tags, $tags_text,
 // $confidence, $importance, $valid_from, $valid_until, $clear_valid_until, $writer, $trust (provenance: the editor
 // and the trust it leaves; null keeps them), $quarantine ('quarantined' when the screen flagged new content, else
 // null) with $metadata_json (the metadata with the screen's reason, else null), $at. Returns: memory (map, no
@@ -10,6 +11,7 @@ MATCH (m:Memory {namespace: $namespace, id: $id}) WHERE m.status <> 'deleted'
 SET m.content = coalesce($content, m.content),
     m.content_hash = coalesce($content_hash, m.content_hash),
     m.title = coalesce($title, m.title),
+    m.answer_kinds = coalesce($answer_kinds, m.answer_kinds),
     m.tags = coalesce($tags, m.tags),
     m.tags_text = coalesce($tags_text, m.tags_text),
     m.confidence = coalesce($confidence, m.confidence),

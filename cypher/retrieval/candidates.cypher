@@ -2,8 +2,8 @@
 // Parameters: $ids, $namespaces (the search's: ids are unique per namespace only), $embedding, $query_entities
 // (lowercase names found in the query).
 // Returns ONE row: candidates, a list of maps {memory (map of every Memory property but the embedding, its
-// datetimes as ISO-8601 strings), score (cosine as (1 + cos) / 2, or null), entity_hits, before, after, turns, task,
-// summary (as retrieval/search returns them)}.
+// datetimes as ISO-8601 strings), score (cosine as (1 + cos) / 2, or null), answer_kinds, entity_hits, before, after,
+// turns, task, summary (as retrieval/search returns them)}.
 // Why so: one row, as the driver's cost per record dominated; the properties named, as `m {.*}` reads the
 // embedding too; datetimes as strings, as the driver's DateTime hydration cost more than the query itself.
 // Every Memory field must be listed here (tests/unit/test_retrieval_pure.py checks it).
@@ -16,6 +16,7 @@ RETURN collect({
              updated_at: toString(m.updated_at), valid_from: toString(m.valid_from),
              valid_until: toString(m.valid_until), expires_at: toString(m.expires_at)},
   score: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $embedding) END,
+  answer_kinds: m.answer_kinds,
   entity_hits: CASE WHEN size($query_entities) = 0 THEN 0
                     ELSE COUNT { (m)-[:ABOUT]->(e:Entity) WHERE toLower(e.name) IN $query_entities } END,
   before: [(m)-[:FOLLOWS]->(p:Memory) | p.id][0], after: [(n:Memory)-[:FOLLOWS]->(m) | n.id][0],

@@ -26,7 +26,8 @@
 // {source_id, target_id, type, weight}), seed_id, entity_hits (query entities it is ABOUT), before and after (the
 // memories it FOLLOWS and that FOLLOW it, or null: the client's context stage), turns (the Turn ids it derives
 // from: the client folds results that say what a better one said), task (the Task it came from, or null),
-// summary (whether it is a task summary, :Summary)}.
+// summary (whether it is a task summary, :Summary), answer_kinds (the kinds of answer it holds, stored at write:
+// graphmem.graph.answer_kinds; null for a memory written before them)}.
 // Ties: seeds of equal score by id; the frontiers are the strongest nodes, ties by element id; a node walks its strongest edges (type
 // weight * edge weight), ties by element id; expanded memories by activation, ties by id.
 // A walk sorts a node's edges first and checks the far end's filters after: rows keep the sort's order through the
@@ -292,7 +293,7 @@ RETURN vector_seen, vector_kept, fulltext_seen, fulltext_kept, coalesce(word_wei
            valid_from: toString(x.c.m.valid_from), valid_until: toString(x.c.m.valid_until),
            expires_at: toString(x.c.m.expires_at)},
   score: x.score, seed_cosine: x.seed_cos, fused: x.c.fused, received: x.c.received, seed_id: x.c.way.seed.id,
-  entity_hits: x.entity_hits, before: x.before, after: x.after, turns: x.turns, task: x.task, summary: x.summary,
+  answer_kinds: x.c.m.answer_kinds, entity_hits: x.entity_hits, before: x.before, after: x.after, turns: x.turns, task: x.task, summary: x.summary,
   path: [r IN coalesce(x.c.way.rels, []) | {source_id: coalesce(startNode(r).id, startNode(r).name, elementId(startNode(r))),
                                             target_id: coalesce(endNode(r).id, endNode(r).name, elementId(endNode(r))),
                                             type: type(r), weight: toFloat(coalesce(r.weight, 1.0))}]

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.config import Settings
-from graphmem.graph.entities import extract_entities, normalise_name
+from graphmem.graph.entities import entities_in, normalise_name
 from graphmem.models import Memory, MemoryKind
 
 
@@ -66,7 +66,7 @@ def content_entities(content: str, given: Sequence[str], limit: int) -> list[tup
     if limit <= 0:
         return []
     named = {normalise_name(g) for g in given}
-    return [(e.name, e.kind) for e in extract_entities(content, limit=limit) if e.name not in named]
+    return [(e.name, e.kind) for e in entities_in(content, limit) if e.name not in named]
 
 
 def similar_pairs(

@@ -27,11 +27,12 @@ import re
 import threading
 import warnings
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from graphmem.graph import entity_words as lex
 
-__all__ = ["KINDS", "Entity", "extract_entities", "normalise_name"]
+__all__ = ["KINDS", "Entity", "entities_in", "extract_entities", "normalise_name"]
 
 KINDS = ("person", "place", "thing", "activity", "date", "topic")
 
@@ -396,3 +397,15 @@ def extract_entities(text: str, *, limit: int = 12) -> list[Entity]:
                 if len(result) >= limit:
                     return result
     return result
+
+
+ENTITY_CACHE = 16384
+"""Texts whose entities ``entities_in`` keeps: a write's graph construction and its answer kinds
+(``graph.answer_kinds``) read the same extraction, and a search reads its candidates' again."""
+
+
+@lru_cache(maxsize=ENTITY_CACHE)
+def entities_in(text: str, limit: int) -> tuple[Entity, ...]:
+    """``extract_entities(text, limit=limit)``, memoised (~0.25 ms a short text saved on each repeat)."""
+    return tuple(extract_entities(text, limit=limit))
+

@@ -1,6 +1,7 @@
 """``graphmem db rebuild-graph``: the graph construction of the write path, run over memories already stored
 (graphs written before it existed, or after its settings changed). A page at a time, one transaction per page;
-every statement MERGEs, so running it twice adds nothing. First, entities named before caller-named entities were
+every statement MERGEs, so running it twice adds nothing. It also stores the answer kinds (``graph.answer_kinds``)
+of memories written before the write path computed them. First, entities named before caller-named entities were
 normalised ("Caroline" beside the extractor's "caroline") are merged into the entity of the normal name."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from graphmem.graph.answer_kinds import held_kinds
 from graphmem.graph.construct import GraphOptions, graph_rows
 from graphmem.graph.entities import normalise_name
 from graphmem.models import Memory, MemoryKind, MemoryStatus, utcnow
@@ -25,11 +27,13 @@ class RebuildReport:
     similar_links: int = 0
     follow_links: int = 0
     entities_merged: int = 0
+    answer_kinds_set: int = 0
 
     def line(self) -> str:
         return (f"rebuilt the graph of {self.memories} memories in {len(self.namespaces)} namespaces: "
                 f"{self.entity_links} ABOUT, {self.similar_links} SIMILAR_TO, {self.follow_links} FOLLOWS edges "
-                f"merged; {self.entities_merged} entities merged into their normal name")
+                f"merged; {self.entities_merged} entities merged into their normal name; answer kinds stored on "
+                f"{self.answer_kinds_set} memories")
 
 
 async def rebuild_graph(store: Store, options: GraphOptions, *, namespaces: Sequence[str] | None = None,
@@ -63,9 +67,12 @@ async def _rebuild_page(store: Store, rows: list[dict[str, Any]], options: Graph
     # pairs within the page are found twice (the index has them too): link_similar keeps one edge per pair
     built = graph_rows(memories, vectors, [tuple(r["entities"]) for r in kept], [r["task_id"] for r in kept],
                        stored, options, now)
+    kinds = [{"id": r["id"], "namespace": r["namespace"], "answer_kinds": list(held)} for r in rows
+             if r["content"] and ((held := held_kinds(r["content"])) != tuple(r["answer_kinds"] or ())
+                                  or r["answer_kinds"] is None)]
     steps = [Step(name, {"rows": rows_}) for name, rows_ in (
         ("memory/link_entities", built.entity_rows), ("graph/link_similar", built.similar_rows),
-        ("graph/link_follows", built.follow_rows)) if rows_]
+        ("graph/link_follows", built.follow_rows), ("graph/set_answer_kinds", kinds)) if rows_]
     if not steps:
         return
     results = await store.write(steps)
@@ -75,6 +82,8 @@ async def _rebuild_page(store: Store, rows: list[dict[str, Any]], options: Graph
             report.entity_links += links
         elif step.name == "graph/link_similar":
             report.similar_links += links
+        elif step.name == "graph/set_answer_kinds":
+            report.answer_kinds_set += links
         else:
             report.follow_links += links
 

@@ -5,8 +5,8 @@ Nate have?" for a number. A turn that names a place, a title or a number the que
 ("John: I was in Chicago, it was awesome!") is more likely an answer than one that only shares the question's
 words ("Tim: Exploring new cities is always so much fun"). It is the classic answer-type feature of question
 answering, with no model: the question's kind comes from its wording (``asked_kinds``), the memory's from the
-offline entity extractor (``graph.entities``: a capitalised place, a capitalised thing or a quoted title) and a
-number pattern (``held_kinds``).
+offline entity extractor (a capitalised place, a capitalised thing or a quoted title) and a number pattern,
+computed at write and stored on the memory (``graph.answer_kinds``; from its content for a memory written before).
 
 The ranking adds ``FormulaWeights.answer`` (times the writer's trust) to the candidates the search statement
 returned when the query asks a kind and the memory holds one (``answers``), before the context stage; so it reorders
@@ -14,33 +14,28 @@ what the statement found and costs nothing for a query that asks no kind. On LoC
 ``benchmarks/README.md``, "answer-type term") it lifts multi-hop recall@10 most: the evidence of "Which cities
 has John been to?" is spread over sessions, one city a turn.
 
-A memory's kinds are computed once per content (a bounded cache): the extractor takes ~0.25 ms a text.
+A memory written with its ``answer_kinds`` costs the search nothing to read; one written before them costs the
+extractor's ~0.25 ms once (a bounded cache), until ``graphmem db rebuild-graph`` stores them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from collections.abc import Set as AbstractSet
-from functools import lru_cache
 
-from graphmem.graph.entities import extract_entities
-from graphmem.retrieval.formula import split_speaker
+from graphmem.graph.answer_kinds import ANSWER_KINDS, held_kinds, kind_name
 
-__all__ = ["KINDS", "answers", "asked_kinds", "held_kinds", "name_words"]
+__all__ = ["KINDS", "answers", "asked_kinds", "kinds_of", "name_words"]
 
-KINDS = ("place", "title", "number")
+KINDS = ANSWER_KINDS
 
 _PLACE = re.compile(r"^\s*where\b|\b(?:where|which|what)\b.*\b(?:cit(?:y|ies)|countr(?:y|ies)|states?|places?"
                     r"|locations?|areas?|destinations?|regions?)\b", re.I)
 _TITLE = re.compile(r"\b(?:books?|movies?|films?|shows?|series|games?|songs?|albums?|novels?|authors?|artists?"
                     r"|bands?)\b", re.I)
 _NUMBER = re.compile(r"^\s*how (?:many|much|often|long)\b", re.I)
-_HOLDS_NUMBER = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twice|once|several"
-                           r"|couple)\b", re.I)
-_QUOTED = re.compile(r"[\"\u201c][^\"\u201c\u201d]{2,}[\"\u201d]")
 _WORD = re.compile(r"[a-z0-9]+")
-_CACHE = 16384
 
 
 def asked_kinds(query: str) -> frozenset[str]:
@@ -61,27 +56,21 @@ def name_words(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text.lower()))
 
 
-@lru_cache(maxsize=_CACHE)
-def held_kinds(content: str) -> tuple[tuple[str, str], ...]:
-    """``(kind, name)`` of what the memory holds that could answer: capitalised places and things the extractor
-    finds ("Chicago", "The Name of the Wind"), quoted titles and numbers (the last two with an empty name). Its
-    speaker's opening ("John: ...") is not read."""
-    _, body = split_speaker(content)
-    out: set[tuple[str, str]] = set()
-    for e in extract_entities(body, limit=8):
-        if e.surface[:1].isupper() and e.kind in ("place", "thing"):
-            out.add(("place" if e.kind == "place" else "title", e.name))
-    if _QUOTED.search(body):
-        out.add(("title", ""))
-    if _HOLDS_NUMBER.search(body):
-        out.add(("number", ""))
-    return tuple(sorted(out))
+def kinds_of(content: str | None, stored: Iterable[str] | None) -> Iterable[str]:
+    """A candidate's answer kinds: those stored at write (its ``answer_kinds``), or, for a memory written before
+    them (``stored`` None), computed from its content."""
+    if stored is not None:
+        return stored
+    return held_kinds(content) if content else ()
 
 
-def answers(content: str | None, kinds: Collection[str], named: AbstractSet[str]) -> bool:
-    """Whether ``content`` holds one of the ``kinds`` asked, other than an entity whose words the question names
-    (``named``: ``name_words`` of the question)."""
-    if not kinds or not content:
+def answers(held: Iterable[str], kinds: Collection[str], named: AbstractSet[str]) -> bool:
+    """Whether the ``held`` kinds (``graph.answer_kinds.held_kinds``) include one of the ``kinds`` asked, other
+    than an entity whose words the question names (``named``: ``name_words`` of the question)."""
+    if not kinds:
         return False
-    return any(kind in kinds and (not name or not name_words(name) <= named)
-               for kind, name in held_kinds(content))
+    for item in held:
+        kind, name = kind_name(item)
+        if kind in kinds and (not name or not name_words(name) <= named):
+            return True
+    return False

@@ -41,6 +41,8 @@ class Candidate:
     """The task it came from (FROM_TASK)."""
     summary: bool = False
     """A task summary (``:Summary``): it leads to its task's memories (``retrieval.descend``)."""
+    answer_kinds: tuple[str, ...] | None = None
+    """The kinds of answer it holds, stored at write (``graph.answer_kinds``); None for a memory written before."""
     descended: bool = False
     """Brought by a summary from its task (``retrieval.descend``), not by a seed or the expansion."""
 
@@ -58,9 +60,11 @@ def cosine(index_score: float | None) -> float:
 
 
 def graph_fields(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A candidate row's entity hits, FOLLOWS neighbours and source turns (both statements return them alike)."""
+    """A candidate row's entity hits, FOLLOWS neighbours, source turns and answer kinds (both statements return them
+    alike)."""
     return {"entity_hits": int(row.get("entity_hits") or 0), "before": row.get("before"), "after": row.get("after"),
-            "turns": tuple(row.get("turns") or ()), "task": row.get("task"), "summary": bool(row.get("summary"))}
+            "turns": tuple(row.get("turns") or ()), "task": row.get("task"), "summary": bool(row.get("summary")),
+            "answer_kinds": None if row.get("answer_kinds") is None else tuple(row["answer_kinds"])}
 
 
 def from_statement(rows: list[dict[str, Any]], seeds: list[dict[str, Any]]) -> tuple[dict[str, Candidate],

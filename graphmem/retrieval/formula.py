@@ -33,6 +33,11 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graphmem.graph.speaker import SPEAKER_MARKS as SPEAKER_MARKS
+from graphmem.graph.speaker import SPEAKER_MAX_CHARS as SPEAKER_MAX_CHARS
+from graphmem.graph.speaker import speaker_of as speaker_of
+from graphmem.graph.speaker import split_speaker as split_speaker
+
 
 class FormulaWeights(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -133,31 +138,6 @@ QUESTION_MARKS = ("?", "\uff1f")
 def asks(content: str | None) -> bool:
     """Whether the content ends with a question mark (trailing blanks aside): the memory asks rather than tells."""
     return (content or "").rstrip().endswith(QUESTION_MARKS)
-
-
-SPEAKER_MARKS = (":", "\uff1a")
-"""What ends a speaker's name at the start of a memory: an ASCII and a full-width colon (Chinese)."""
-SPEAKER_MAX_CHARS = 40
-"""A longer opening before the first colon is a sentence, not a name."""
-
-
-def speaker_of(content: str | None) -> str | None:
-    """Who says the memory, lowercase: the opening before its first colon, ASCII or full-width ("Caroline: I went
-    ..." -> "caroline"; a Chinese turn opens with its speaker's name and U+FF1A), when that opening is 1 to
-    ``SPEAKER_MAX_CHARS`` characters (blanks aside); else None. ``retrieval/search`` computes the same in Cypher."""
-    return split_speaker(content)[0]
-
-
-def split_speaker(content: str | None) -> tuple[str | None, str]:
-    """``(speaker_of(content), what follows the speaker's colon)``; ``(None, content)`` when no speaker opens it."""
-    text = (content or "").lstrip()
-    opening = text
-    for mark in SPEAKER_MARKS:
-        opening = opening.split(mark, 1)[0]
-    name = opening.strip()
-    if len(opening) == len(text) or not name or len(opening) > SPEAKER_MAX_CHARS:
-        return None, content or ""
-    return name.lower(), text[len(opening) + 1:]
 
 
 def formula_score(similarity: float, created: datetime, access_count: int, confidence: float, now: datetime,

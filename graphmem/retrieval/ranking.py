@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from graphmem.models import Memory, trust_in
-from graphmem.retrieval.answertype import answers
+from graphmem.retrieval.answertype import answers, kinds_of
 from graphmem.retrieval.candidates import Candidate, ChannelScores
 from graphmem.retrieval.context import context_bonus, fold_covered
 from graphmem.retrieval.formula import FormulaWeights, asks, formula_score, length_prior, speaker_of
@@ -134,7 +134,8 @@ def rank(candidates: Mapping[str, Candidate], channel_scores: ChannelScores, opt
     # the ``keep_for`` best by the formula: what the statement returns (the stepwise path cuts the same way)
     kept = sorted(base, key=lambda i: (-round(base[i], 6), i))[: keep_for(need, weights, options.rerank)]
     answer = {i: weights.answer * trusts[i] if options.rerank is not RerankMode.NONE and weights.answer > 0
-              and answers(candidates[i].data.get("content"), query.kinds, query.named) else 0.0 for i in kept}
+              and answers(kinds_of(candidates[i].data.get("content"), candidates[i].answer_kinds), query.kinds,
+                          query.named) else 0.0 for i in kept}
     base = {i: base[i] + answer[i] for i in kept}
     context = {i: 0.0 for i in kept}
     covered: dict[str, str] = {}

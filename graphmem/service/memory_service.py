@@ -13,6 +13,7 @@ import pydantic
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import NotFoundError, ValidationError
+from graphmem.graph.answer_kinds import held_kinds
 from graphmem.graph.construct import Neighbour, graph_options, graph_rows
 from graphmem.models import (
     BatchResult,
@@ -318,6 +319,7 @@ class MemoryService(IdempotentWriter):
             "id": memory_id, "namespace": namespace, "content": content, "embedding": embedding,
             "content_hash": content_hash(checked.content) if content is not None else None,
             "title": caption(checked.content) if content is not None else None,
+            "answer_kinds": list(held_kinds(checked.content)) if content is not None else None,
             "tags": list(checked.tags) if tags is not None else None,
             "tags_text": " ".join(checked.tags) if tags is not None else None,
             "confidence": confidence, "importance": importance, "valid_from": valid_from,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from graphmem.eval.fit import PoolItem, PoolQuestion, coordinate_ascent, leave_one_out, ranked, recall_at
+from graphmem.graph.answer_kinds import held_kinds
 from graphmem.retrieval.answertype import answers
 from graphmem.retrieval.candidates import Candidate
 from graphmem.retrieval.formula import FormulaWeights, asks, length_prior, speaker_of
@@ -77,7 +78,7 @@ def test_fit_ranks_as_the_service_does() -> None:
                           text=coverage(content[r[0]], asked.words, asked.word_weights),
                           length=length_prior(content[r[0]], w.length_cap), asking=asks(content[r[0]]),
                           said=speaker_of(content[r[0]]) in asked.entities,
-                          answer=answers(content[r[0]], asked.kinds, asked.named))
+                          answer=answers(held_kinds(content[r[0]]), asked.kinds, asked.named))
                  for r in rows)
     options = SearchOptions(namespaces=("ns",), k=5)
     service_order = [r.memory.id for r in rank(candidates, {Channel.FULLTEXT: fulltext}, options, w,
