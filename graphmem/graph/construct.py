@@ -62,11 +62,14 @@ class GraphRows:
 
 
 def content_entities(content: str, given: Sequence[str], limit: int) -> list[tuple[str, str]]:
-    """``(name, kind)`` of the entities found in ``content`` that the caller did not name already."""
+    """``(name, kind)`` of the entities found in ``content`` that the caller did not name already: by key, or by the
+    text read as a name (a turn opening "James: ..." has the extractor's plural-looking "jame"; the caller's
+    speaker is "james")."""
     if limit <= 0:
         return []
     named = {normalise_name(g) for g in given}
-    return [(e.name, e.kind) for e in entities_in(content, limit) if e.name not in named]
+    return [(e.name, e.kind) for e in entities_in(content, limit)
+            if e.name not in named and normalise_name(e.surface, proper=True) not in named]
 
 
 def similar_pairs(

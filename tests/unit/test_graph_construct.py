@@ -49,6 +49,12 @@ def test_content_entities_skip_what_the_caller_named() -> None:
     assert "caroline" not in found
     assert "melanie" in found
     assert content_entities("Caroline went hiking.", [], 0) == []
+    # the extractor reads a turn's "James:" as the plural "jame"; the caller's speaker "James" is the same name
+    assert next(n for n, _ in content_entities("James: we hiked the ridge with Charles", [], 8)) == "jame"
+    opened = dict(content_entities("James: we hiked the ridge with Charles", ["James"], 8))
+    assert "jame" not in opened
+    assert "james" not in opened
+    assert "charles" in opened
 
 
 def test_graph_rows_entities_carry_kind_and_namespace() -> None:
