@@ -21,9 +21,8 @@ from functools import lru_cache
 from graphmem.graph.entities import entities_in
 from graphmem.graph.speaker import split_speaker
 
-__all__ = ["ANSWER_KINDS", "ENTITY_LIMIT", "held_kinds", "kind_name"]
+__all__ = ["ENTITY_LIMIT", "held_kinds", "kind_name"]
 
-ANSWER_KINDS = ("place", "title", "number")
 ENTITY_LIMIT = 8
 """Entities read per memory: the write's ``GraphOptions.entity_limit`` default, so both read one extraction."""
 

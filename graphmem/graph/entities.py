@@ -10,10 +10,8 @@ speed and predictability (thousands of texts a second on one core) over linguist
   A verb ends a phrase: the forms of common verbs always ("refunds | arrive"), words that are nouns or verbs
   when their context makes them verbs ("my parents | cook dinner", "the class | sounds fun", "she | paints").
   Image captions are unwrapped.
-* Chinese (any CJK text): ``jieba.posseg``, keeping nr/ns/nt/nz/n/vn nouns of length >= 2 (nr -> person,
-  ns -> place) and time words (t) as dates; Latin words inside go through the English rules. jieba is imported
-  lazily, once, with its log silenced. It ships its dictionary (``jieba/dict.txt``) inside the package and needs
-  no network or model download at run time (it may write a parse cache to the temp dir, and goes on if it cannot).
+* Chinese (any CJK text): ``jieba.posseg`` (``graph.entities_zh``), keeping nr/ns/nt/nz/n/vn nouns of length
+  >= 2 (nr -> person, ns -> place) and time words (t) as dates; Latin words inside go through the English rules.
 
 spaCy is not used: the PyPI packages that wrap its models are unofficial mirrors of unclear provenance, and
 loading one is far slower than this. Accuracy: ``benchmarks/entity_extraction.py`` on a hand-labelled sample.
@@ -22,15 +20,13 @@ loading one is far slower than this. Accuracy: ``benchmarks/entity_extraction.py
 from __future__ import annotations
 
 import bisect
-import logging
 import re
-import threading
-import warnings
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from graphmem.graph import entity_words as lex
+from graphmem.graph.entities_zh import CJK as _CJK
+from graphmem.graph.entities_zh import chinese_entities
 
 __all__ = ["KINDS", "Entity", "entities_in", "extract_entities", "normalise_name"]
 
@@ -53,7 +49,6 @@ _Q = "'\u2019"  # apostrophes: ASCII and right single quotation mark
 _CONTRACTION = re.compile(rf"[{_Q}](?:m|re|ve|ll|d|t|s)$|n[{_Q}]t$", re.I)
 _MODAL_END = re.compile(r"[\'\u2019](?:ll|d)$|n[\'\u2019]t$")
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _TOKEN = re.compile(rf"[A-Za-z0-9]+(?:[-{_Q}][A-Za-z0-9]+)*|[^\sA-Za-z0-9]")
 _MAX_WORD = 40  # longer "words" (hashes, URLs, junk) are never names
 _SENT_END = frozenset(".!?;:[]()\"\u201c\u201d\u3002\uff01\uff1f\uff1b\uff1a")
@@ -65,27 +60,6 @@ _CAPTION = re.compile(
     r"([^\]]*)\]", re.I)
 
 _DATE = re.compile(lex.DATE_RE)
-
-_jieba_lock = threading.Lock()
-_posseg: Any = None
-
-
-def _jieba() -> Any:
-    """jieba.posseg, imported and initialised once; its log and import-time warnings are silenced."""
-    global _posseg
-    if _posseg is None:
-        with _jieba_lock:
-            if _posseg is None:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # invalid escape sequences / pkg_resources in jieba 0.42
-                    import jieba  # type: ignore[import-untyped]
-                    import jieba.posseg as posseg  # type: ignore[import-untyped]
-
-                    jieba.setLogLevel(logging.ERROR)
-                    posseg.dt.initialize()
-                _posseg = posseg
-    return _posseg
-
 
 def _singular(word: str) -> str:
     if word in lex.IRREGULAR or len(word) <= 3 or not word.endswith("s") or _NO_SINGULAR.search(word):
@@ -351,21 +325,6 @@ class _English:
             self.emit(words[-4:], None, False)
 
 
-def _chinese(text: str, out: list[tuple[int, Entity]]) -> None:
-    pos, before = 0, ""
-    for word, flag in _jieba().cut(text):
-        start = text.find(word, pos)
-        if start < 0:
-            continue
-        pos, w, prefix = start + len(word), word.strip(), before
-        before = w
-        if len(w) == 1 and flag == "nr" and prefix in ("小", "老", "阿"):  # 小李, 老王: jieba splits them
-            w, start = prefix + w, start - 1
-        if len(w) < 2 or not _CJK.search(w) or w in lex.ZH_STOP or flag not in lex.ZH_KEEP:
-            continue
-        out.append((start, Entity(w, "person" if w in lex.KIN else lex.ZH_KEEP[flag], w)))
-
-
 def _windows(text: str, size: int = 2000) -> list[str]:
     """Long texts are read in pieces cut at a sentence end (or a space), so the reading can stop at `limit`."""
     out, i = [], 0
@@ -387,7 +346,7 @@ def extract_entities(text: str, *, limit: int = 12) -> list[Entity]:
     for piece in _windows(_CAPTION.sub(lambda m: f"[{m.group(1)}]", text)):
         found: list[tuple[int, Entity]] = []
         if _CJK.search(piece):
-            _chinese(piece, found)
+            found += [(start, Entity(name, kind, name)) for start, name, kind in chinese_entities(piece)]
             piece = _CJK.sub("|", piece)  # Latin words in Chinese keep their offsets; CJK runs become boundaries
         _English(piece, found).run()
         for _, ent in sorted(found, key=lambda p: p[0]):

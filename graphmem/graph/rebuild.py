@@ -68,8 +68,8 @@ async def _rebuild_page(store: Store, rows: list[dict[str, Any]], options: Graph
     built = graph_rows(memories, vectors, [tuple(r["entities"]) for r in kept], [r["task_id"] for r in kept],
                        stored, options, now)
     kinds = [{"id": r["id"], "namespace": r["namespace"], "answer_kinds": list(held)} for r in rows
-             if r["content"] and ((held := held_kinds(r["content"])) != tuple(r["answer_kinds"] or ())
-                                  or r["answer_kinds"] is None)]
+             if r["content"] and (r["answer_kinds"] is None
+                                  or tuple(r["answer_kinds"]) != (held := held_kinds(r["content"])))]
     steps = [Step(name, {"rows": rows_}) for name, rows_ in (
         ("memory/link_entities", built.entity_rows), ("graph/link_similar", built.similar_rows),
         ("graph/link_follows", built.follow_rows), ("graph/set_answer_kinds", kinds)) if rows_]

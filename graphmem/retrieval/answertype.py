@@ -24,11 +24,9 @@ import re
 from collections.abc import Collection, Iterable
 from collections.abc import Set as AbstractSet
 
-from graphmem.graph.answer_kinds import ANSWER_KINDS, held_kinds, kind_name
+from graphmem.graph.answer_kinds import held_kinds, kind_name
 
-__all__ = ["KINDS", "answers", "asked_kinds", "kinds_of", "name_words"]
-
-KINDS = ANSWER_KINDS
+__all__ = ["answers", "asked_kinds", "kinds_of", "name_words"]
 
 _PLACE = re.compile(r"^\s*where\b|\b(?:where|which|what)\b.*\b(?:cit(?:y|ies)|countr(?:y|ies)|states?|places?"
                     r"|locations?|areas?|destinations?|regions?)\b", re.I)

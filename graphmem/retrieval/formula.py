@@ -37,7 +37,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphmem.graph.speaker import SPEAKER_MARKS as SPEAKER_MARKS
 from graphmem.graph.speaker import SPEAKER_MAX_CHARS as SPEAKER_MAX_CHARS
 from graphmem.graph.speaker import speaker_of as speaker_of
-from graphmem.graph.speaker import split_speaker as split_speaker
 
 
 class FormulaWeights(BaseModel):
