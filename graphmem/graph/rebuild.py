@@ -67,9 +67,9 @@ async def _rebuild_page(store: Store, rows: list[dict[str, Any]], options: Graph
     # pairs within the page are found twice (the index has them too): link_similar keeps one edge per pair
     built = graph_rows(memories, vectors, [tuple(r["entities"]) for r in kept], [r["task_id"] for r in kept],
                        stored, options, now)
-    kinds = [{"id": r["id"], "namespace": r["namespace"], "answer_kinds": list(held)} for r in rows
-             if r["content"] and (r["answer_kinds"] is None
-                                  or tuple(r["answer_kinds"]) != (held := held_kinds(r["content"])))]
+    kinds = [{"id": r["id"], "namespace": r["namespace"], "answer_kinds": list(held)}
+             for r in rows if r["content"] for held in (held_kinds(r["content"]),)
+             if r["answer_kinds"] is None or tuple(r["answer_kinds"]) != held]
     steps = [Step(name, {"rows": rows_}) for name, rows_ in (
         ("memory/link_entities", built.entity_rows), ("graph/link_similar", built.similar_rows),
         ("graph/link_follows", built.follow_rows), ("graph/set_answer_kinds", kinds)) if rows_]
