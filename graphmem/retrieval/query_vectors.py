@@ -32,14 +32,4 @@ class QueryVectors:
         return vector
 
 
-def settle(task: asyncio.Future[Vector]) -> None:
-    """A query's embedding that its search no longer waits for (a cache hit, a failed version read): cancelled if
-    still running (its thread finishes unheard), its error retrieved if it failed (the search raised its own), so
-    that asyncio does not log it as never retrieved."""
-    if not task.done():
-        task.cancel()
-    elif not task.cancelled():
-        task.exception()
-
-
-__all__ = ["QUERY_VECTORS", "QueryVectors", "settle"]
+__all__ = ["QUERY_VECTORS", "QueryVectors"]

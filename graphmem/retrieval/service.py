@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -15,7 +15,7 @@ from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, ValidationError
 from graphmem.graph.entities import extract_entities
 from graphmem.llm import LLMClient
-from graphmem.models import Memory, Vector, check_namespace, trust_of, utcnow
+from graphmem.models import Memory, check_namespace, trust_of, utcnow
 from graphmem.retrieval import formula
 from graphmem.retrieval.access import AccessRecorder
 from graphmem.retrieval.answertype import asked_kinds, name_words
@@ -30,7 +30,7 @@ from graphmem.retrieval.formula import CHARS_PER_WORD, CJK_WEIGHT, QUESTION_MARK
 from graphmem.retrieval.fusion import RRF_K, fuse
 from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
 from graphmem.retrieval.oversample import MAX_OVERSAMPLE, Oversample, filter_key
-from graphmem.retrieval.query_vectors import QUERY_VECTORS, QueryVectors, settle
+from graphmem.retrieval.query_vectors import QUERY_VECTORS, QueryVectors
 from graphmem.retrieval.ranking import QueryContext, keep_for, rank, weighed
 from graphmem.retrieval.textquery import fulltext_query
 from graphmem.retrieval.timeparse import parse_time_range
@@ -120,17 +120,10 @@ class RetrievalService:
             except ValueError as exc:
                 raise ValidationError(str(exc), field="namespaces") from None
         key = (query, options.model_dump_json())
-        # The query is embedded (a worker thread) while the versions are read: the round trip and the embedding
-        # were the two serial waits before the search statement. A cache hit's query was embedded before
-        # (``QueryVectors`` keeps as many as the cache), so a hit costs no embedding.
-        vector = asyncio.ensure_future(self.vectors.get(query))
-        try:
-            shared = await shared_versions(self.store, options.namespaces)  # what any replica wrote (cache.py)
-            if (hit := self.cache.get(key, options.namespaces, shared)) is not None:  # same question: no new use
-                return hit.model_copy(update={"cached": True})
-            response = await self._search(query, options, vector)
-        finally:
-            settle(vector)
+        shared = await shared_versions(self.store, options.namespaces)  # what any replica wrote (cache.py)
+        if (hit := self.cache.get(key, options.namespaces, shared)) is not None:  # the same question again: no new use
+            return hit.model_copy(update={"cached": True})
+        response = await self._search(query, options)
         if self.observer is not None:
             self.observer(response.timings_ms)
         self.cache.put(key, options.namespaces, response, shared)
@@ -142,17 +135,15 @@ class RetrievalService:
         if self.recorder is not None:
             self.recorder.record([(r.memory.namespace, r.memory.id) for r in response.results[:ACCESS_TOP]])
 
-    async def _search(self, query: str, options: SearchOptions, vector: Awaitable[Vector]) -> SearchResponse:
-        """``vector``: the query's embedding, under way since ``search`` began; ``timings_ms["embed"]`` is the wait
-        for it that the version read and the query's parsing did not cover."""
+    async def _search(self, query: str, options: SearchOptions) -> SearchResponse:
         timings: dict[str, float] = {}
         started = t0 = time.perf_counter()
         now = utcnow()
-        filters = self._filters(options, now)
-        asked = self.query_context(query, options.as_of or now)
-        qvec = await vector
+        qvec = await self.vectors.get(query)
         t1 = time.perf_counter()
         timings["embed"] = (t1 - t0) * 1000
+        filters = self._filters(options, now)
+        asked = self.query_context(query, options.as_of or now)
         if options.hops <= 1 and self.one_statement and options.expansion_mode is ExpansionMode.SPREADING:
             candidates, channel_scores, asked = await self._graph(query, qvec, options, filters, asked)
             timings["graph"] = (time.perf_counter() - t1) * 1000
