@@ -18,6 +18,7 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +40,9 @@ RANKING: dict[str, dict[str, float | bool]] = {
     "no-entity-term": {"entity": 0.0}, "no-follows-context": {"before": 0.0, "after": 0.0},
     "no-task-context": {"task": 0.0}, "no-provenance-fold": {"fold": False},
     "no-text-or-length-term": {"text": 0.0, "length": 0.0}, "no-question-term": {"question": 0.0},
-    "no-speaker-term": {"speaker": 0.0},
+    "no-speaker-term": {"speaker": 0.0}, "no-answer-term": {"answer": 0.0},
     "formula-before-this-work": {"fused": 0.0, "text": 0.0, "length": 0.0, "question": 0.0, "speaker": 0.0,
+                                 "answer": 0.0,
                                  "graph": 0.0, "time": 0.0, "entity": 0.0, "before": 0.0, "after": 0.0, "task": 0.0,
                                  "fold": False, "frequency": 0.1},
 }
@@ -99,7 +101,8 @@ def main() -> None:
     args = parser.parse_args()
     started = time.monotonic()
     variants = asyncio.run(run(args.data, args.corpus))
-    report = {"command": f"python benchmarks/locomo_ablation.py --data {args.data} --corpus {args.corpus}",
+    report = {"date": datetime.now(UTC).isoformat(timespec="seconds"),
+              "command": f"python benchmarks/locomo_ablation.py --data {args.data} --corpus {args.corpus}",
               "corpus": args.corpus, "weights": FormulaWeights().model_dump(), "variants": variants,
               "seconds": round(time.monotonic() - started, 1)}
     suffix = "" if args.corpus == "turns+facts" else "-turns"
