@@ -15,8 +15,10 @@
 //   $w_entity with $query_entities, $w_time with $time_from and $time_to (the query's time range, or nulls), $w_recency,
 //   $w_frequency, $w_confidence, $half_life_days, $frequency_cap, $default_confidence, $keep; and the
 //   common filters $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null),
-//   $min_trust (a memory trusted less, its null trust counting 1, is neither a seed nor walked to: it leads nowhere).
-// Returns ONE row: vector_seen and fulltext_seen (rows each index gave), vector_kept and fulltext_kept (how many
+//   $min_trust (a memory trusted less, its null trust counting 1, is neither a seed nor walked to: it leads nowhere);
+//   $version_keys (the namespace version counters to read, retrieval/cache.version_keys, or null: none).
+// Returns ONE row: versions (the [key, version] pairs of the $version_keys counters there are, read before anything
+// else: see below), vector_seen and fulltext_seen (rows each index gave), vector_kept and fulltext_kept (how many
 // of them passed the filters), word_weights (each of $query_words' weight among the candidates: see Ranking),
 // seeds (every seed: {id, hits: per channel {channel, score, rank}}), candidates: the $keep best (see Ranking),
 // best first, as maps
@@ -33,6 +35,12 @@
 // A walk sorts a node's edges first and checks the far end's filters after: rows keep the sort's order through the
 // WHERE, so LIMIT stops after reading the few it keeps (a hub entity has thousands of edges; filtering all of them
 // first read five properties per edge, a third of a 100k search's time). Both walks do this, as expand_hop does.
+// The namespace versions (as retrieval/namespace_versions) come first, in an aggregate that every later clause
+// runs on: they are read before any memory is, so a write that commits during the search makes the cached result
+// stale at its next check, never fresh (retrieval/cache.py). A search whose cache entry is checked first reads
+// them apart and passes null.
+MATCH (v:NamespaceVersion) WHERE v.key IN coalesce($version_keys, [])
+WITH collect([v.key, v.version]) AS versions
 CALL () {
   WITH 1 AS go WHERE 'vector' IN $channels
   CALL db.index.vector.queryNodes($vector_index, $oversample, $embedding) YIELD node AS m, score
@@ -280,7 +288,7 @@ CALL (picked) {
                     turns: [(node)-[:DERIVED_FROM]->(t:Turn) | t.id],
                     task: [(node)-[:FROM_TASK]->(t:Task) | t.id][0], summary: node:Summary}) AS ranked
 }
-RETURN vector_seen, vector_kept, fulltext_seen, fulltext_kept, coalesce(word_weights, []) AS word_weights,
+RETURN versions, vector_seen, vector_kept, fulltext_seen, fulltext_kept, coalesce(word_weights, []) AS word_weights,
        [x IN ranked | {
   memory: {id: x.c.m.id, namespace: x.c.m.namespace, kind: x.c.m.kind, content: x.c.m.content,
            confidence: x.c.m.confidence, importance: x.c.m.importance, access_count: x.c.m.access_count,

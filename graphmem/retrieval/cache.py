@@ -4,8 +4,10 @@ Each namespace has a version; a write bumps it; a cached search is valid only wh
 namespaces it read are unchanged. Two kinds of versions make up a cached entry's stamp:
 
 - shared ones, in Neo4j (``(:NamespaceVersion {key})``): every write transaction of the services ends with
-  ``bump_step`` (``retrieval/bump_version``), and every search first reads the versions of the namespaces it
-  searches (``shared_versions``, one small auto-commit read), so a write through any replica invalidates the
+  ``bump_step`` (``retrieval/bump_version``), and a search reads the versions of the namespaces it searches
+  before anything else: in one small auto-commit read (``shared_versions``) when the cache holds an entry of its
+  key to check, else as the first clause of its own statement (``retrieval/search``'s ``versions``; a search
+  asked for the first time pays no extra round trip). Either way a write through any replica invalidates the
   cached searches of all of them as soon as it has committed. A namespace's version is the sum of
   ``VERSION_SHARDS`` counters (keys ``<namespace>#<shard>``, plus the unsharded ``<namespace>`` of older
   stores): a bump takes the write lock of ONE counter until its transaction commits, and this process's bumps
@@ -24,8 +26,8 @@ import itertools
 import random
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
-from typing import Generic, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Any, Generic, TypeVar
 
 from graphmem.store import Step, Store
 
@@ -51,12 +53,23 @@ def bump_step(namespace: str | None) -> Step:
     return Step(BUMP, {"keys": [f"{key}#{next(_shards) % VERSION_SHARDS}"]})
 
 
-async def shared_versions(store: Store, namespaces: Iterable[str]) -> tuple[int, ...]:
+def version_keys(namespaces: Iterable[str]) -> list[str]:
+    """The counters a search of ``namespaces`` reads: those of every namespace (``'*'``) and of each of them."""
+    return [k for key in (ALL_NAMESPACES, *namespaces) for k in shard_keys(key)]
+
+
+def versions_from(counters: Iterable[Sequence[Any]], namespaces: Iterable[str]) -> tuple[int, ...]:
+    """The shared versions of every namespace and of ``namespaces``, in that order (0: never written), from the
+    ``[key, version]`` pairs of the counters read (``retrieval/namespace_versions``, or ``retrieval/search``'s
+    ``versions``)."""
+    found = {str(key): int(version) for key, version in counters}
+    return tuple(sum(found.get(k, 0) for k in shard_keys(key)) for key in (ALL_NAMESPACES, *namespaces))
+
+
+async def shared_versions(store: Store, namespaces: Sequence[str]) -> tuple[int, ...]:
     """The shared versions of every namespace and of ``namespaces``, in that order (0: never written)."""
-    keys = [ALL_NAMESPACES, *namespaces]
-    row = await store.read_row("retrieval/namespace_versions", keys=[k for key in keys for k in shard_keys(key)])
-    found = {str(key): int(version) for key, version in row["versions"]}
-    return tuple(sum(found.get(k, 0) for k in shard_keys(key)) for key in keys)
+    row = await store.read_row("retrieval/namespace_versions", keys=version_keys(namespaces))
+    return versions_from(row["versions"], namespaces)
 
 
 class NamespaceVersions:
@@ -88,6 +101,18 @@ class ResultCache(Generic[V]):
 
     def _stamp(self, namespaces: Iterable[str], shared: tuple[int, ...]) -> tuple[int, ...]:
         return (*self.versions.of(namespaces), *shared)
+
+    def may_hold(self, key: tuple[object, ...]) -> bool:
+        """Whether an entry of ``key`` is there and young enough to be served if its versions still hold: only
+        then does a search read the versions before it runs (``get``). Otherwise the search reads them inside
+        its own statement and this counts a miss."""
+        item = self._items.get(key)
+        if item is not None and time.monotonic() - item[0] < self.ttl_s:
+            return True
+        if item is not None:
+            del self._items[key]
+        self.misses += 1
+        return False
 
     def get(self, key: tuple[object, ...], namespaces: Iterable[str], shared: tuple[int, ...] = ()) -> V | None:
         """The cached value while the local and the ``shared`` versions (read before) are what they were."""

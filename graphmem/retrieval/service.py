@@ -19,7 +19,7 @@ from graphmem.models import Memory, check_namespace, trust_of, utcnow
 from graphmem.retrieval import formula
 from graphmem.retrieval.access import AccessRecorder
 from graphmem.retrieval.answertype import asked_kinds, name_words
-from graphmem.retrieval.cache import NamespaceVersions, ResultCache, shared_versions
+from graphmem.retrieval.cache import NamespaceVersions, ResultCache, shared_versions, version_keys, versions_from
 from graphmem.retrieval.candidates import Candidate, ChannelScores, from_statement, from_steps
 from graphmem.retrieval.consensus import DEFAULT_CONFIG as DEFAULT_CONSENSUS
 from graphmem.retrieval.consensus import ConsensusConfig
@@ -120,10 +120,12 @@ class RetrievalService:
             except ValueError as exc:
                 raise ValidationError(str(exc), field="namespaces") from None
         key = (query, options.model_dump_json())
-        shared = await shared_versions(self.store, options.namespaces)  # what any replica wrote (cache.py)
-        if (hit := self.cache.get(key, options.namespaces, shared)) is not None:  # the same question again: no new use
-            return hit.model_copy(update={"cached": True})
-        response = await self._search(query, options)
+        shared = None  # what any replica wrote (cache.py): read first only when there is an entry to check
+        if self.cache.may_hold(key):
+            shared = await shared_versions(self.store, options.namespaces)
+            if (hit := self.cache.get(key, options.namespaces, shared)) is not None:  # the same question: no new use
+                return hit.model_copy(update={"cached": True})
+        response, shared = await self._search(query, options, shared)
         if self.observer is not None:
             self.observer(response.timings_ms)
         self.cache.put(key, options.namespaces, response, shared)
@@ -135,7 +137,9 @@ class RetrievalService:
         if self.recorder is not None:
             self.recorder.record([(r.memory.namespace, r.memory.id) for r in response.results[:ACCESS_TOP]])
 
-    async def _search(self, query: str, options: SearchOptions) -> SearchResponse:
+    async def _search(self, query: str, options: SearchOptions,
+                      shared: tuple[int, ...] | None) -> tuple[SearchResponse, tuple[int, ...]]:
+        """The search, and the ``shared`` versions read before it (when None: read by its statement, first)."""
         timings: dict[str, float] = {}
         started = t0 = time.perf_counter()
         now = utcnow()
@@ -145,9 +149,13 @@ class RetrievalService:
         filters = self._filters(options, now)
         asked = self.query_context(query, options.as_of or now)
         if options.hops <= 1 and self.one_statement and options.expansion_mode is ExpansionMode.SPREADING:
-            candidates, channel_scores, asked = await self._graph(query, qvec, options, filters, asked)
+            candidates, channel_scores, asked, read = await self._graph(query, qvec, options, filters, asked,
+                                                                        versions=shared is None)
+            shared = read if shared is None else shared
             timings["graph"] = (time.perf_counter() - t1) * 1000
         else:
+            if shared is None:
+                shared = await shared_versions(self.store, options.namespaces)
             candidates, channel_scores = await self._stepwise(query, qvec, options, filters, asked, timings)
             asked = weighed(asked, candidates)
         t2 = time.perf_counter()
@@ -161,13 +169,14 @@ class RetrievalService:
         timings["rerank"] = (t4 - t3) * 1000
         timings["total"] = (t4 - started) * 1000
         return SearchResponse(query=query, results=tuple(results[: options.k]), rerank=mode, fallback_reason=reason,
-                              timings_ms={k: round(v, 3) for k, v in timings.items()})
+                              timings_ms={k: round(v, 3) for k, v in timings.items()}), shared
 
     async def _graph(self, query: str, qvec: list[float], options: SearchOptions, filters: dict[str, Any],
-                     asked: QueryContext | None = None, *,
-                     keep_all: bool = False) -> tuple[dict[str, Candidate], ChannelScores, QueryContext]:
-        """Seeds, fusion, one hop of expansion and the candidates in one statement (``retrieval/search``), and
-        ``asked`` with the weights of its words among all the candidates (``wordmatch.word_weights``).
+                     asked: QueryContext | None = None, *, keep_all: bool = False, versions: bool = False,
+                     ) -> tuple[dict[str, Candidate], ChannelScores, QueryContext, tuple[int, ...]]:
+        """Seeds, fusion, one hop of expansion and the candidates in one statement (``retrieval/search``),
+        ``asked`` with the weights of its words among all the candidates (``wordmatch.word_weights``), and the
+        shared namespace versions the statement read before anything else (``versions``; else all 0).
 
         The vector and full-text indexes return the best nodes of ALL namespaces: each is asked for as many rows as
         ``self.oversample`` expects to leave ``seed_k`` after the filters (it learns from every statement); when
@@ -201,12 +210,14 @@ class RetrievalService:
             half_life_days=self.weights.half_life_days, frequency_cap=self.weights.frequency_cap,
             default_confidence=_CONFIDENCE,
             keep=None if keep_all else keep_for(self._need(options), self.weights, options.rerank),
-            **filters)
+            version_keys=version_keys(options.namespaces) if versions else None, **filters)
         keys = {c: filter_key(c, filters) for c in (Channel.VECTOR, Channel.FULLTEXT)}
         limits = {c: self.oversample.limit(key, options.seed_k) for c, key in keys.items()}
+        read: tuple[int, ...] | None = None
         while True:
             row = await self.store.read_row("retrieval/search", oversample=limits[Channel.VECTOR],
                                             fulltext_limit=limits[Channel.FULLTEXT], **params)
+            read = versions_from(row["versions"], options.namespaces) if read is None else read  # the first's
             candidates, scores = from_statement(row["candidates"], row["seeds"])
             seen = {Channel.VECTOR: row["vector_seen"], Channel.FULLTEXT: row["fulltext_seen"]}
             for c, key in keys.items():
@@ -214,7 +225,7 @@ class RetrievalService:
             short = [c for c in limits if c in options.channels and len(scores.get(c, {})) < options.seed_k
                      and seen[c] >= limits[c] and limits[c] < MAX_OVERSAMPLE]
             if not short:
-                return candidates, scores, replace(asked, word_weights=tuple(row["word_weights"]))
+                return candidates, scores, replace(asked, word_weights=tuple(row["word_weights"])), read
             for channel in short:
                 limits[channel] = min(limits[channel] * 4, MAX_OVERSAMPLE)
 
@@ -232,7 +243,7 @@ class RetrievalService:
             candidates, scores = await self._stepwise(query, qvec, options, filters, asked, {})
             asked = weighed(asked, candidates)
         else:
-            candidates, scores, asked = await self._graph(query, qvec, options, filters, asked, keep_all=True)
+            candidates, scores, asked, _ = await self._graph(query, qvec, options, filters, asked, keep_all=True)
         return await descend(self.store, candidates, options, qvec, filters, asked), scores, asked
 
     async def _stepwise(self, query: str, qvec: list[float], options: SearchOptions, filters: dict[str, Any],

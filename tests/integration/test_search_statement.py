@@ -101,7 +101,7 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
         filters = one._filters(options, utcnow())
         for _ in range(5):  # Lucene may merge away deleted documents between two reads, rescaling BM25 scores:
             before, _ = await steps._seeds(query, qvec, options, filters)  # compare only reads with stable stats
-            got, got_scores, _ = await one._graph(query, qvec, options, filters, keep_all=True)
+            got, got_scores, _, _ = await one._graph(query, qvec, options, filters, keep_all=True)
             channel_scores, seed_keys = await steps._seeds(query, qvec, options, filters)
             if before == channel_scores:
                 break
@@ -139,7 +139,7 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
             # with what the query names (time, entities, content words): every formula term in both languages
             named = one.query_context(query, filters["now"])
             assert named.words, query
-            ranked, ranked_scores, weighed_there = await one._graph(query, qvec, asked, filters, named,
+            ranked, ranked_scores, weighed_there, _ = await one._graph(query, qvec, asked, filters, named,
                                                                     keep_all=True)
             # the words' weights among the candidates: the statement's are the client's (wordmatch.word_weights)
             assert weighed_there.word_weights == pytest.approx(weighed(named, ranked).word_weights, rel=1e-9)
@@ -151,7 +151,7 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
             saying += sum(1 for r in scored[0] if r.parts.speaker)
             order = [python[i] for i in ranked]
             assert all(x >= y - 1e-6 for x, y in itertools.pairwise(order)), (query, rerank, order)
-            best, _, _ = await one._graph(query, qvec, asked, filters, named)
+            best, _, _, _ = await one._graph(query, qvec, asked, filters, named)
             assert list(best) == list(ranked)[:keep_for(5, one.weights, rerank)]
     assert compared > 50
     assert asking > 0, "some candidates must ask: the question term is compared too"

@@ -16,6 +16,8 @@ from graphmem.retrieval.cache import (
     bump_step,
     shard_keys,
     shared_versions,
+    version_keys,
+    versions_from,
 )
 from graphmem.service.idempotency import IdempotentWriter
 from graphmem.store import Step, Store
@@ -70,6 +72,30 @@ async def test_a_namespace_version_is_the_sum_of_its_counters_and_only_grows() -
     assert await shared_versions(store, ["ns", "new"]) == (4, 8, 0), "the unsharded counter of older stores counts"
     counters["ns#7"] = 1
     assert await shared_versions(store, ["ns"]) == (4, 9)
+
+
+def test_the_statement_reads_the_same_counters_as_the_version_read() -> None:
+    keys = version_keys(["ns"])
+    assert keys == [*shard_keys(ALL_NAMESPACES), *shard_keys("ns")]
+    assert versions_from([["ns#3", 2], ["*", 1], ["ns", 4], ["*#9", 5]], ["ns", "new"]) == (6, 6, 0)
+    assert versions_from([], ["ns"]) == (0, 0)
+
+
+def test_only_a_fresh_entry_asks_for_the_version_read(monkeypatch: Any) -> None:
+    import graphmem.retrieval.cache as cache_module
+
+    now = [100.0]
+    monkeypatch.setattr(cache_module.time, "monotonic", lambda: now[0])
+    cache: ResultCache[str] = ResultCache(NamespaceVersions(), ttl_s=60)
+    assert not cache.may_hold(("q",))
+    assert (cache.hits, cache.misses) == (0, 1)
+    cache.put(("q",), ["a"], "result", (0, 1))
+    assert cache.may_hold(("q",))
+    assert cache.get(("q",), ["a"], (0, 1)) == "result"
+    now[0] += 61
+    assert not cache.may_hold(("q",)), "an expired entry needs no check: the search runs"
+    assert cache.get(("q",), ["a"], (0, 1)) is None, "the expired entry is gone"
+    assert (cache.hits, cache.misses) == (1, 3)
 
 
 class RecordingStore:
