@@ -35,14 +35,14 @@
 // A walk sorts a node's edges first and checks the far end's filters after: rows keep the sort's order through the
 // WHERE, so LIMIT stops after reading the few it keeps (a hub entity has thousands of edges; filtering all of them
 // first read five properties per edge, a third of a 100k search's time). Both walks do this, as expand_hop does.
-// The namespace versions (as retrieval/namespace_versions) come first, in an aggregate that every later clause
-// runs on: they are read before any memory is, so a write that commits during the search makes the cached result
-// stale at its next check, never fresh (retrieval/cache.py). A search whose cache entry is checked first reads
-// them apart and passes null.
+// The namespace versions (as retrieval/namespace_versions) come first, in an aggregate that the seed reads depend
+// on (each imports `versions`, so the planner cannot put it after them): they are read before any memory is, so a
+// write that commits during the search makes the cached result stale at its next check, never fresh
+// (retrieval/cache.py). A search whose cache entry is checked first reads them apart and passes null.
 MATCH (v:NamespaceVersion) WHERE v.key IN coalesce($version_keys, [])
 WITH collect([v.key, v.version]) AS versions
-CALL () {
-  WITH 1 AS go WHERE 'vector' IN $channels
+CALL (versions) {
+  WITH 1 AS go WHERE 'vector' IN $channels AND versions IS NOT NULL
   CALL db.index.vector.queryNodes($vector_index, $oversample, $embedding) YIELD node AS m, score
   WITH m, score ORDER BY score DESC, m.id
   WITH count(*) AS seen, collect(CASE WHEN m.namespace IN $namespaces AND m.status IN $statuses
@@ -55,8 +55,8 @@ CALL () {
       AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust) THEN {node: m, score: toFloat(score)} END) AS kept
   RETURN seen AS vector_seen, size(kept) AS vector_kept, kept[..$seed_k] AS vector
 }
-CALL () {
-  WITH 1 AS go WHERE 'fulltext' IN $channels AND $fulltext_query IS NOT NULL
+CALL (versions) {
+  WITH 1 AS go WHERE 'fulltext' IN $channels AND $fulltext_query IS NOT NULL AND versions IS NOT NULL
   CALL db.index.fulltext.queryNodes($fulltext_index, $fulltext_query, {limit: $fulltext_limit}) YIELD node AS m, score
   WITH m, score ORDER BY score DESC, m.id
   WITH count(*) AS seen, collect(CASE WHEN m.namespace IN $namespaces AND m.status IN $statuses
@@ -70,8 +70,8 @@ CALL () {
   RETURN seen AS fulltext_seen, size(kept) AS fulltext_kept, kept[..$seed_k] AS fulltext
 }
 // Recency and popularity: as retrieval/seed_recency and seed_popularity (an index read in order per namespace).
-CALL () {
-  UNWIND CASE WHEN 'recency' IN $channels THEN $namespaces ELSE [] END AS ns
+CALL (versions) {
+  UNWIND CASE WHEN 'recency' IN $channels AND versions IS NOT NULL THEN $namespaces ELSE [] END AS ns
   CALL (ns) {
     MATCH (m:Memory) USING INDEX m:Memory(namespace, created_at)
     WHERE m.namespace = ns AND m.created_at IS NOT NULL AND m.status IN $statuses
@@ -89,8 +89,8 @@ CALL () {
   WITH m ORDER BY m.created_at DESC LIMIT $seed_k
   RETURN collect({node: m, score: toFloat(m.created_at.epochSeconds)}) AS recency
 }
-CALL () {
-  UNWIND CASE WHEN 'popularity' IN $channels THEN $namespaces ELSE [] END AS ns
+CALL (versions) {
+  UNWIND CASE WHEN 'popularity' IN $channels AND versions IS NOT NULL THEN $namespaces ELSE [] END AS ns
   CALL (ns) {
     MATCH (m:Memory) USING INDEX m:Memory(namespace, access_count)
     WHERE m.namespace = ns AND m.status IN $statuses AND m.access_count > 0
