@@ -151,7 +151,7 @@ class RetrievalService:
         if options.hops <= 1 and self.one_statement and options.expansion_mode is ExpansionMode.SPREADING:
             candidates, channel_scores, asked, read = await self._graph(query, qvec, options, filters, asked,
                                                                         versions=shared is None)
-            shared = read if shared is None else shared
+            shared = shared or read or ()  # read by the statement when not before (an empty stamp never matches)
             timings["graph"] = (time.perf_counter() - t1) * 1000
         else:
             if shared is None:
@@ -173,10 +173,11 @@ class RetrievalService:
 
     async def _graph(self, query: str, qvec: list[float], options: SearchOptions, filters: dict[str, Any],
                      asked: QueryContext | None = None, *, keep_all: bool = False, versions: bool = False,
-                     ) -> tuple[dict[str, Candidate], ChannelScores, QueryContext, tuple[int, ...]]:
+                     ) -> tuple[dict[str, Candidate], ChannelScores, QueryContext, tuple[int, ...] | None]:
         """Seeds, fusion, one hop of expansion and the candidates in one statement (``retrieval/search``),
         ``asked`` with the weights of its words among all the candidates (``wordmatch.word_weights``), and the
-        shared namespace versions the statement read before anything else (``versions``; else all 0).
+        shared namespace versions the statement read before anything else (``versions``; else None). A statement
+        run again for more index rows does not read them again: the first one's stamp the result.
 
         The vector and full-text indexes return the best nodes of ALL namespaces: each is asked for as many rows as
         ``self.oversample`` expects to leave ``seed_k`` after the filters (it learns from every statement); when
@@ -217,7 +218,9 @@ class RetrievalService:
         while True:
             row = await self.store.read_row("retrieval/search", oversample=limits[Channel.VECTOR],
                                             fulltext_limit=limits[Channel.FULLTEXT], **params)
-            read = versions_from(row["versions"], options.namespaces) if read is None else read  # the first's
+            if versions and read is None:
+                read = versions_from(row["versions"], options.namespaces)
+                params["version_keys"] = None
             candidates, scores = from_statement(row["candidates"], row["seeds"])
             seen = {Channel.VECTOR: row["vector_seen"], Channel.FULLTEXT: row["fulltext_seen"]}
             for c, key in keys.items():

@@ -8,6 +8,7 @@ from typing import Any
 
 from graphmem.retrieval import RetrievalService, SearchOptions
 from graphmem.retrieval.cache import shared_versions, versions_from
+from graphmem.retrieval.oversample import Oversample
 from graphmem.service import MemoryService
 from graphmem.store import Store
 from tests.integration.test_retrieval import ids, write
@@ -93,3 +94,27 @@ async def test_an_expired_entry_is_not_checked_and_a_stepwise_search_reads_the_v
     listing.ran.clear()
     assert (await replica.search("Who tunes harps?", SearchOptions(namespaces=(namespace,), k=1, hops=2))).cached
     assert listing.ran == [VERSIONS]
+
+
+async def test_a_statement_run_again_for_more_index_rows_does_not_read_the_versions_again(
+        service: MemoryService, store: Store, namespace: str) -> None:
+    """The oversampling's second statement (retrieval/oversample.py): its versions would be later than the
+    first's, and the result is stamped with the first's."""
+    (a,) = await write(service, namespace, "Ines tunes harps in Porto.")
+    await write(service, f"{namespace}-crowd", *(f"Harp note {n}: Ines may tune it on day {n}." for n in range(40)))
+    try:
+        listing = _listing(store)
+        replica = RetrievalService(listing, service.embedder, service.settings,
+                                   oversample=Oversample(adaptive=False, factor=1))  # 30 rows: the crowd's
+        opts = SearchOptions(namespaces=(namespace,), k=1)
+        first = await replica.search("Who tunes harps?", opts)
+        assert ids(first) == [a]
+        assert listing.ran.count(SEARCH) > 1, "the statement was not run again: nothing to check"
+        assert VERSIONS not in listing.ran
+        assert versions_from(listing.stamped[0], [namespace]) == await shared_versions(store, [namespace])
+        assert all(s == [] for s in listing.stamped[1:]), "a statement run again read the versions again"
+        listing.ran.clear()
+        assert (await replica.search("Who tunes harps?", opts)).cached, "stamped with other versions than read"
+        assert listing.ran == [VERSIONS]
+    finally:
+        await store.wipe_namespace(f"{namespace}-crowd")
