@@ -4,6 +4,7 @@ must give PyTorch's vectors, keep its export in the cache folder, and fail with 
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,18 @@ def test_export_is_kept_in_the_cache_and_reused(onnx: SentenceTransformerEmbedde
     again = SentenceTransformerEmbedder(_settings(cache, embedding_runtime="onnx"))
     assert path.stat().st_mtime_ns == before
     assert again.embed_query("reuse") == pytest.approx(onnx.embed_query("reuse"), abs=1e-6)
+
+
+def test_export_is_named_by_the_weights_bytes_not_their_place_or_time(tmp_path: Path) -> None:
+    # Each new virtual environment installs the same weights with a new mtime: they must share one export.
+    first, second, other = (tmp_path / d / "model" for d in ("venv-a", "venv-b", "venv-c"))
+    for folder, data in ((first, b"weights"), (second, b"weights"), (other, b"weightz")):
+        folder.mkdir(parents=True)
+        (folder / "model.safetensors").write_bytes(data)
+    os.utime(second / "model.safetensors", ns=(1, 1))
+    cache = tmp_path / "cache"
+    assert export_path(first, cache) == export_path(second, cache)
+    assert export_path(first, cache) != export_path(other, cache)  # other bytes: another export
 
 
 def test_damaged_export_is_a_config_error_that_names_the_file(tmp_path: Path) -> None:
