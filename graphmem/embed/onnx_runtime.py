@@ -6,10 +6,11 @@ to ~1e-7 (the export is float32, not quantized), so stored vectors and query vec
 runtime wrote them.
 
 The export is made from the model's own files with ``torch.onnx`` (nothing is downloaded) and kept under
-``<cache_dir>/onnx/``, named by the bytes of the model's weight files and the torch version; it is written to a temporary
-file and renamed, so two processes exporting at once cannot leave a half-written model. Only what this module can
-reproduce exactly is accepted: a transformer followed by mean or CLS pooling (and optionally a normalisation);
-any other module (a Dense layer, say) is a ConfigError that points at ``GRAPHMEM_EMBEDDING_RUNTIME=torch``.
+``<cache_dir>/onnx/``, named by the bytes of the model's weight files and the torch version; it is written to a
+temporary file and renamed, so two processes exporting at once cannot leave a half-written model. Only what this
+module can reproduce exactly is accepted: a transformer followed by mean or CLS pooling (and optionally a
+normalisation); any other module (a Dense layer, say) is a ConfigError that points at
+``GRAPHMEM_EMBEDDING_RUNTIME=torch``.
 """
 
 from __future__ import annotations
