@@ -165,9 +165,12 @@ def _kind_common(name: str) -> str:
     return "thing"
 
 
-def _kind_proper(words: list[_Tok], prev: _Tok | None, nxt: _Tok | None) -> str:
+def _kind_proper(words: list[_Tok], prev: _Tok | None, nxt: _Tok | None, before: _Tok | None = None) -> str:
+    """``before``: the token before ``prev`` ("married" in "married to Joanna Petrov": a person, not a place)."""
     ends = {words[0].low, words[-1].low}
     if ends & lex.KIN or (prev is not None and prev.low in lex.PERSON_CUE) or words[-1].poss:
+        return "person"
+    if prev is not None and prev.low == "to" and before is not None and before.low in lex.TO_PERSON:
         return "person"
     if ends & lex.PLACE or (prev is not None and prev.low in lex.PLACE_CUE) or words[0].low in lex.NAME_PART:
         return "place"
@@ -229,7 +232,7 @@ class _English:
                 modifier = (j == i + 1 and not t.poss and nxt is not None and nxt.word and _content_ok(nxt)
                             and ((t.text.isupper() and len(t.text) > 1) or bool(_NATIONALITY.search(t.low))))
                 if not modifier:
-                    self.emit(toks[i:j], _kind_proper(toks[i:j], prev, nxt), True)
+                    self.emit(toks[i:j], _kind_proper(toks[i:j], prev, nxt, self.at(i - 2)), True)
                     i = j
                     continue
             if self.verb_at(i, i):

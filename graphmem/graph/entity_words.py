@@ -19,7 +19,8 @@ __all__ = [
     "FILLER", "FUNCTION", "HOLIDAY_RE", "IES_S", "ING_NOUNS", "IRREGULAR", "KIN", "LY_NOUNS", "MODALS", "MONTH_RE",
     "MOTION", "NAME_PART", "NATIONALITY_RE", "NOUN_VERBS_BASE", "NOUN_VERBS_S", "NO_SINGULAR_RE", "NUMBERS",
     "NUMBER_WORDS_RE", "OES_S_RE", "PERSON_CUE", "PLACE", "PLACE_CUE", "PLURAL_MODIFIERS", "PLURAL_WORDS",
-    "PRONOUNS", "RELATIVE_RE", "SIGNAL", "STOP", "SUBJECT_PL", "SUBJECT_SG", "TOPIC", "VERBS", "VERB_ING", "WEAK",
+    "PRONOUNS", "RELATIVE_RE", "SIGNAL", "STOP", "SUBJECT_PL", "SUBJECT_SG", "TOPIC", "TO_PERSON", "VERBS",
+    "VERB_ING", "WEAK",
     "ZH_KEEP", "ZH_STOP", "verb_forms",
 ]
 
@@ -208,6 +209,13 @@ ADJ_SUFFIX_RE = r"(?:al|ful|ous|ive|ic|less|able|ible|ish)$"
 NAME_PART = ADJ | _words("north south east west upper lower saint st fort mount")
 PERSON_CUE = KIN | _words("hey hi hello thanks congrats dear named called")
 PLACE_CUE = _words("in to from near at visiting visit visited around across")
+# words before "to" that make the name after it a person: "married to Joanna Petrov", "talked to Caroline"
+# (not "went to Paris")
+TO_PERSON = _words("""married engaged talk talks talked talking speak speaks spoke speaking say says said saying
+write writes wrote writing written send sends sent sending give gives gave giving given introduced introduce
+listen listens listened listening reply replies replied explain explained show showed shown lend lent read reading
+sing sang singing wave waved apologized apologised texted texting emailed messaged related grateful thankful kind
+nice mean close thanks thank""")
 
 MONTH_RE = (r"(?:(?i:january|february|april|june|july|august|september|october|november|december)|May|March"
             r"|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?(?=\s+\d))")

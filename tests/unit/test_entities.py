@@ -229,3 +229,16 @@ def test_plural_phrases_normalise_like_their_singular() -> None:
     assert names("I like card payments.") == names("I like the card payment.") == ["card payment"]
     assert normalise_name("refunds") == normalise_name("refund") == "refund"
     assert normalise_name("card payments") == "card payment"
+
+
+@pytest.mark.parametrize(("text", "name", "kind"), [
+    ("Bruno Lindqvist is married to Joanna Petrov", "joanna petrov", "person"),
+    ("I talked to Caroline yesterday.", "caroline", "person"),
+    ("Thanks to Maria, it worked.", "maria", "person"),
+    ("We went to Paris last May.", "paris", "place"),
+    ("She moved to Lisbon.", "lisbon", "place"),
+])
+def test_a_name_after_to_is_a_person_after_a_verb_of_speaking_or_marrying(text: str, name: str, kind: str) -> None:
+    # "to" is a place cue ("went to Paris"); after "married", "talked" or "thanks" the name is a person
+    found = {e.name: e.kind for e in extract_entities(text)}
+    assert found[name] == kind
