@@ -86,6 +86,8 @@ MODES: dict[str, dict[str, Any]] = {
     "fused+expansion-unverified": {UNVERIFIED: True},
     # the default without the text and length terms: what they cost, side by side
     "fused+expansion-no-text-length": {WEIGHTS: {"text": 0.0, "length": 0.0}},
+    # the default without the answer-type term (fitted on LoCoMo): what it does to these questions
+    "fused+expansion-no-answer-term": {WEIGHTS: {"answer": 0.0}},
 }
 DEFAULT_MODE = "fused+expansion"
 
