@@ -165,7 +165,7 @@ def _kind_common(name: str) -> str:
     return "thing"
 
 
-def _kind_proper(words: list[_Tok], prev: _Tok | None, nxt: _Tok | None, before: _Tok | None = None) -> str:
+def _kind_proper(words: list[_Tok], prev: _Tok | None, nxt: _Tok | None, before: _Tok | None) -> str:
     """``before``: the token before ``prev`` ("married" in "married to Joanna Petrov": a person, not a place)."""
     ends = {words[0].low, words[-1].low}
     if ends & lex.KIN or (prev is not None and prev.low in lex.PERSON_CUE) or words[-1].poss:

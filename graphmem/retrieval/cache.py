@@ -102,27 +102,31 @@ class ResultCache(Generic[V]):
     def _stamp(self, namespaces: Iterable[str], shared: tuple[int, ...]) -> tuple[int, ...]:
         return (*self.versions.of(namespaces), *shared)
 
+    def _live(self, key: tuple[object, ...]) -> tuple[float, tuple[int, ...], V] | None:
+        """The entry of ``key`` while younger than the TTL (an older one is dropped)."""
+        item = self._items.get(key)
+        if item is not None and time.monotonic() - item[0] >= self.ttl_s:
+            del self._items[key]
+            return None
+        return item
+
     def may_hold(self, key: tuple[object, ...]) -> bool:
         """Whether an entry of ``key`` is there and young enough to be served if its versions still hold: only
         then does a search read the versions before it runs (``get``). Otherwise the search reads them inside
         its own statement and this counts a miss."""
-        item = self._items.get(key)
-        if item is not None and time.monotonic() - item[0] < self.ttl_s:
+        if self._live(key) is not None:
             return True
-        if item is not None:
-            del self._items[key]
         self.misses += 1
         return False
 
     def get(self, key: tuple[object, ...], namespaces: Iterable[str], shared: tuple[int, ...] = ()) -> V | None:
         """The cached value while the local and the ``shared`` versions (read before) are what they were."""
-        item = self._items.get(key)
+        item = self._live(key)
+        if item is not None and item[1] == self._stamp(namespaces, shared):
+            self._items.move_to_end(key)
+            self.hits += 1
+            return item[2]
         if item is not None:
-            stamp, versions, value = item
-            if time.monotonic() - stamp < self.ttl_s and versions == self._stamp(namespaces, shared):
-                self._items.move_to_end(key)
-                self.hits += 1
-                return value
             del self._items[key]
         self.misses += 1
         return None

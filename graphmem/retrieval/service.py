@@ -15,8 +15,7 @@ from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, ValidationError
 from graphmem.graph.entities import extract_entities
 from graphmem.llm import LLMClient
-from graphmem.models import Memory, check_namespace, trust_of, utcnow
-from graphmem.retrieval import formula
+from graphmem.models import check_namespace, trust_of, utcnow
 from graphmem.retrieval.access import AccessRecorder
 from graphmem.retrieval.answertype import asked_kinds, name_words
 from graphmem.retrieval.cache import NamespaceVersions, ResultCache, shared_versions, version_keys, versions_from
@@ -26,12 +25,13 @@ from graphmem.retrieval.consensus import ConsensusConfig
 from graphmem.retrieval.consensus_stage import demote_dissent, pool_size
 from graphmem.retrieval.descend import descend
 from graphmem.retrieval.expansion import Activation, ExpansionConfig
-from graphmem.retrieval.formula import CHARS_PER_WORD, CJK_WEIGHT, QUESTION_MARKS, FormulaWeights
-from graphmem.retrieval.fusion import RRF_K, fuse
+from graphmem.retrieval.formula import FormulaWeights
+from graphmem.retrieval.fusion import fuse
 from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
 from graphmem.retrieval.oversample import MAX_OVERSAMPLE, Oversample, filter_key
 from graphmem.retrieval.query_vectors import QUERY_VECTORS, QueryVectors
 from graphmem.retrieval.ranking import QueryContext, keep_for, rank, weighed
+from graphmem.retrieval.search_params import search_params
 from graphmem.retrieval.textquery import fulltext_query
 from graphmem.retrieval.timeparse import parse_time_range
 from graphmem.retrieval.types import (
@@ -43,7 +43,7 @@ from graphmem.retrieval.types import (
     SearchResult,
 )
 from graphmem.retrieval.walk import WalkLimits, expand
-from graphmem.retrieval.wordmatch import WORD_BREAKS, query_words
+from graphmem.retrieval.wordmatch import query_words
 from graphmem.store import Store
 from graphmem.store.store import FULLTEXT_INDEX, VECTOR_INDEX
 
@@ -69,7 +69,13 @@ ACCESS_TOP = 3
 """Results of a search whose access counts it raises: the few an agent reads first. Counting all k, cache hits too,
 made search worse with use (a pass over the LoCoMo questions raised the counts of memories that then outranked
 better ones for the next, unrelated question)."""
-_CONFIDENCE = float(Memory.model_fields["confidence"].default)
+
+
+def _walk_limits() -> WalkLimits:
+    """The walk's limits, read when a search runs (a test may set ``VIA_MAX_DEGREE`` here): the stepwise walk and
+    the one statement (``search_params``) take the same."""
+    return WalkLimits(frontier=FRONTIER_LIMIT, fanout=FANOUT, via=VIA_LIMIT, via_fanout=VIA_FANOUT,
+                      via_max_degree=VIA_MAX_DEGREE, types=EXPAND_TYPES)
 
 
 class RetrievalService:
@@ -188,30 +194,9 @@ class RetrievalService:
         weighs) and ``KEEP_MARGIN`` more (``keep_all``: every one): reading a hundred memories to return ten was a
         tenth of a search."""
         asked = asked or QueryContext()
-        text = fulltext_query(query)
-        params = dict(
-            channels=[c.value for c in options.channels],
-            channel_weights={c.value: w for c, w in options.channel_weights.items()},
-            fusion=options.fusion.value, rrf_k=RRF_K, seed_k=options.seed_k,
-            vector_index=VECTOR_INDEX, embedding=qvec, fulltext_index=FULLTEXT_INDEX, fulltext_query=text,
-            hops=options.hops, frontier_limit=FRONTIER_LIMIT, fanout=FANOUT, via_limit=VIA_LIMIT,
-            via_fanout=VIA_FANOUT, via_max_degree=VIA_MAX_DEGREE, types=EXPAND_TYPES,
-            type_weights=dict(self.expansion.type_weights), decay=self.expansion.decay,
-            beta=self.expansion.degree_beta, expand_limit=options.expand_limit,
-            rerank="none" if options.rerank is RerankMode.NONE else "formula", w_similarity=self.weights.similarity,
-            w_fused=self.weights.fused, w_text=self.weights.text, w_length=self.weights.length,
-            length_cap=self.weights.length_cap, chars_per_word=CHARS_PER_WORD, cjk_weight=CJK_WEIGHT,
-            w_question=self.weights.question, question_marks=list(QUESTION_MARKS), w_speaker=self.weights.speaker,
-            speaker_marks=list(formula.SPEAKER_MARKS), speaker_max_chars=formula.SPEAKER_MAX_CHARS,
-            w_graph=self.weights.graph, w_time=self.weights.time,
-            w_entity=self.weights.entity, query_entities=list(asked.entities),
-            query_words=list(asked.needles), word_breaks=list(WORD_BREAKS),
-            time_from=asked.when.start if asked.when else None, time_to=asked.when.end if asked.when else None,
-            w_recency=self.weights.recency, w_frequency=self.weights.frequency, w_confidence=self.weights.confidence,
-            half_life_days=self.weights.half_life_days, frequency_cap=self.weights.frequency_cap,
-            default_confidence=_CONFIDENCE,
-            keep=None if keep_all else keep_for(self._need(options), self.weights, options.rerank),
-            version_keys=version_keys(options.namespaces) if versions else None, **filters)
+        params = search_params(query, qvec, options, filters, asked, self.weights, self.expansion, _walk_limits(),
+                               keep=None if keep_all else keep_for(self._need(options), self.weights, options.rerank),
+                               version_keys=version_keys(options.namespaces) if versions else None)
         keys = {c: filter_key(c, filters) for c in (Channel.VECTOR, Channel.FULLTEXT)}
         limits = {c: self.oversample.limit(key, options.seed_k) for c, key in keys.items()}
         read: tuple[int, ...] | None = None
@@ -339,10 +324,8 @@ class RetrievalService:
                       filters: dict[str, Any]) -> tuple[dict[str, Activation], dict[str, str]]:
         """Activation per node key (element id), and the memory id of every Memory key seen (``walk.expand``:
         spreading activation or personalised PageRank, as ``options.expansion_mode`` says)."""
-        limits = WalkLimits(frontier=FRONTIER_LIMIT, fanout=FANOUT, via=VIA_LIMIT, via_fanout=VIA_FANOUT,
-                            via_max_degree=VIA_MAX_DEGREE, types=EXPAND_TYPES)
         return await expand(self.store, seeds, seed_keys, options, filters, replace(self.expansion, hops=options.hops),
-                            limits)
+                            _walk_limits())
 
     async def _candidates(self, seeds: dict[str, float], state: dict[str, Activation], keys: dict[str, str],
                           options: SearchOptions, qvec: list[float], vector: dict[str, float],
