@@ -58,6 +58,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import platform
@@ -110,6 +111,7 @@ from benchmarks.search_timing import (
 )
 from graphmem.config import Settings
 from graphmem.embed import embedding_dimension, make_embedder
+from graphmem.heap import settle as settle_heap
 from graphmem.neo4j_local import LocalNeo4j
 from graphmem.store import Store, migrate
 
@@ -207,7 +209,11 @@ async def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j |
                 settled = await settle(jvm)
                 log(f"[{label}] JVM quiet after {settled['waited_s']} s: {settled['readings_ms_per_s']} ms CPU/s")
                 idle = await idle_cpu(jvm)
+                heap = settle_heap(settings.gc_freeze)  # as the server does once it has started (graphmem.heap)
                 measured = await measure(store, embedder, settings, ds, warmup, queries, args.k, jvm)
+                measured["gc_freeze"] = dataclasses.asdict(heap) if heap else None
+                log(f"[{label}] Python's collector among the timed searches (GRAPHMEM_GC_FREEZE="
+                    f"{settings.gc_freeze}): {measured['python_gc']}")
                 measured["neo4j_jvm_idle_cpu_ms_per_s"] = idle
                 measured["settle"] = settled
                 params = measured.pop("_profile_params")
@@ -319,6 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "neo4j": "throwaway local" if not args.neo4j_uri else args.neo4j_uri,
         "neo4j_heap": args.heap if not args.neo4j_uri else None,
         "neo4j_pagecache": args.pagecache if not args.neo4j_uri else None,
+        "neo4j_jvm_flags": base.neo4j_jvm_flags if not args.neo4j_uri else None, "gc_freeze": base.gc_freeze,
     }
     with tempfile.TemporaryDirectory(prefix="graphmem-search-work-") as work, contextlib.ExitStack() as stack:
         server: LocalNeo4j | None = None

@@ -27,6 +27,7 @@ from graphmem.store.store import Row
 if TYPE_CHECKING:
     import neo4j
 
+from benchmarks.gc_pauses import GcPauses
 from benchmarks.search_data import Dataset, Query, loadavg, log, summary_ms
 
 STAGES = ("embed", "graph", "seeds", "expand", "rerank", "total")
@@ -183,39 +184,41 @@ async def measure(store: TimedStore, embedder: Embedder, settings: Settings, ds:
             await services[mode].search(query.text, options[mode])
     store.take()
     started = time.perf_counter()
-    for n, query in enumerate(queries):
-        order = names[n % len(names):] + names[:n % len(names)]
-        for mode in order:
-            integrity_for(mode)
-            server0, cpu0 = process_cpu_ms(jvm), time.process_time()
-            t0 = time.perf_counter()
-            response = await services[mode].search(query.text, options[mode])
-            e2e = (time.perf_counter() - t0) * 1000
-            cpu, server1 = (time.process_time() - cpu0) * 1000, process_cpu_ms(jvm)
-            rec = records[mode]
-            rec.e2e.append(e2e)
-            rec.client_cpu.append(cpu)
-            if server0 is not None and server1 is not None:
-                rec.server_cpu.append(server1 - server0)
-            for stage in STAGES:
-                if stage in response.timings_ms:
-                    rec.stages[stage].append(response.timings_ms[stage])
-            calls = store.take()
-            if mode == DEFAULT_MODE:  # the parameters of its statements, for PROFILE later
-                params = {name: dict(store.last_params[name]) for name, _ in calls}
-            rec.round_trips.append(len(calls))
-            for name, ms in calls:
-                rec.statements[name].append(ms)
-            rec.cached += int(response.cached)
-            rec.results.append(len(response.results))
-            if query.fact is not None:
-                rec.expected += 1
-                rec.hits += any(query.fact in r.memory.content for r in response.results)
-        if (n + 1) % 50 == 0:
-            log(f"  {n + 1}/{len(queries)} queries x {len(names)} modes "
-                f"({(time.perf_counter() - started) / (n + 1) * 1000:.0f} ms per query round)")
+    with GcPauses() as gc_pauses:  # the collector's pauses among the timed searches (not the warm-up)
+        for n, query in enumerate(queries):
+            order = names[n % len(names):] + names[:n % len(names)]
+            for mode in order:
+                integrity_for(mode)
+                server0, cpu0 = process_cpu_ms(jvm), time.process_time()
+                t0 = time.perf_counter()
+                response = await services[mode].search(query.text, options[mode])
+                e2e = (time.perf_counter() - t0) * 1000
+                cpu, server1 = (time.process_time() - cpu0) * 1000, process_cpu_ms(jvm)
+                rec = records[mode]
+                rec.e2e.append(e2e)
+                rec.client_cpu.append(cpu)
+                if server0 is not None and server1 is not None:
+                    rec.server_cpu.append(server1 - server0)
+                for stage in STAGES:
+                    if stage in response.timings_ms:
+                        rec.stages[stage].append(response.timings_ms[stage])
+                calls = store.take()
+                if mode == DEFAULT_MODE:  # the parameters of its statements, for PROFILE later
+                    params = {name: dict(store.last_params[name]) for name, _ in calls}
+                rec.round_trips.append(len(calls))
+                for name, ms in calls:
+                    rec.statements[name].append(ms)
+                rec.cached += int(response.cached)
+                rec.results.append(len(response.results))
+                if query.fact is not None:
+                    rec.expected += 1
+                    rec.hits += any(query.fact in r.memory.content for r in response.results)
+            if (n + 1) % 50 == 0:
+                log(f"  {n + 1}/{len(queries)} queries x {len(names)} modes "
+                    f"({(time.perf_counter() - started) / (n + 1) * 1000:.0f} ms per query round)")
     store.integrity = verified
     out = {mode: records[mode].report() for mode in MODES}
+    out["python_gc"] = gc_pauses.report()
     out["_profile_params"] = params  # popped by the caller
     return out
 

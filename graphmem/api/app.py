@@ -31,6 +31,7 @@ from graphmem.config import Settings
 from graphmem.consolidation import Consolidator
 from graphmem.embed import Embedder, embedding_dimension, make_embedder
 from graphmem.errors import ConfigError, GraphmemError, RateLimitedError, UnauthenticatedError
+from graphmem.heap import settle
 from graphmem.lifecycle.jobs import default_jobs
 from graphmem.lifecycle.worker import MaintenanceWorker
 from graphmem.llm import LLMClient
@@ -247,6 +248,7 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Starl
             app.state.graphmem = AppState(settings, store, memory, retrieval, BrowseService(store), tokens,
                                           RateLimiter.from_settings(settings), metrics, reflection, consolidator)
             await stack.enter_async_context(mcp_http.run())  # MCP over streamable HTTP at /mcp
+            settle(settings.gc_freeze)  # what start-up loaded leaves Python's collections (graphmem.heap)
             log.info("graphmem ready", extra={"path": "/graphql"})
             yield
 

@@ -7,6 +7,8 @@ ends up running). The bootloader is not in the loop, so heap and the stock JVM f
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -51,6 +53,16 @@ STOCK_JVM_FLAGS = (
     "-Dlog4j.layout.jsonTemplate.maxStringLength=32768",
 )
 _COMPLETE = ".complete"
+_PICKS_COLLECTOR = re.compile(r"-XX:\+Use\w+GC")
+
+
+def jvm_flags(extra: str) -> list[str]:
+    """The stock flags, then ``extra`` (GRAPHMEM_NEO4J_JVM_FLAGS): a collector it picks replaces the stock G1 (the
+    JVM refuses to start with two)."""
+    more = shlex.split(extra)
+    picks = any(_PICKS_COLLECTOR.fullmatch(m) for m in more)
+    stock = [f for f in STOCK_JVM_FLAGS if not (picks and f == "-XX:+UseG1GC")]
+    return [*stock, *more]
 
 
 @dataclass(frozen=True)
@@ -164,7 +176,7 @@ class LocalNeo4j:
     def command(self, java: Path) -> list[str]:
         heap = self.settings.neo4j_heap
         return [
-            str(java), f"-Xms{heap}", f"-Xmx{heap}", *STOCK_JVM_FLAGS,
+            str(java), f"-Xms{heap}", f"-Xmx{heap}", *jvm_flags(self.settings.neo4j_jvm_flags),
             "-cp", f"{self.home / 'plugins'}/*:{self.lib_dir}/*",
             ENTRY_POINT, f"--home-dir={self.home}", f"--config-dir={self.home / 'conf'}", "--console-mode",
         ]
