@@ -4,8 +4,10 @@ By the time the service is ready it holds about 630,000 objects that live as lon
 transformers and the tokenizer, the embedding model, the Neo4j driver, pydantic's models, the GraphQL schema.
 CPython's cyclic collector walks every one of them in each full (generation 2) collection: about 0.3 s of a
 stopped process on these 2 cores. In the 100k search benchmark one fell among the 800 timed searches (about 100 s
-of searching) and took 540 ms; with the freeze there was none, and the younger collections were as before (``benchmarks/README.md``, "Python's collector"). It is a tail
-(max) fix: the p95 does not move.
+of searching) and took 540 ms; with the freeze there was none, and the younger collections were as before
+(``benchmarks/README.md``, "Python's collector"). It is a tail (max) fix: the p95 does not move. What a process
+makes after the freeze (results, caches) still gets full collections, over less: in the benchmark's full run
+(200 questions, eight modes with a result cache each) 4-6 of 120-210 ms.
 
 :func:`settle` collects once, then moves everything that survived into the permanent generation
 (:func:`gc.freeze`), which later collections skip. Objects created afterwards (caches, results, connections) are
