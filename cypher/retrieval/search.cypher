@@ -4,23 +4,26 @@
 // stepwise statements (seed_*, expand_hop, candidates); tests/integration/test_search_statement.py checks that
 // both give the same candidates, activations and paths. Why one statement: the stepwise path made 7 round
 // trips and the client's cost per round trip and per value read dominated the latency.
-// Parameters:
-//   $channels (list of channel names), $channel_weights (map channel -> weight), $fusion ('rrf'|'weighted'),
-//   $rrf_k, $seed_k; $vector_index, $embedding, $oversample; $fulltext_index, $fulltext_query (escaped, or null),
-//   $fulltext_limit;
+// Parameters (those whose size or nullness varies from one search to the next are fields of ONE map, $vary:
+// Neo4j keys a cached plan on each top-level string's or list's size bucket, so passed alone each new size of
+// the question's words or full-text query planned this statement again; see graphmem.retrieval.search_params.VARYING):
+//   $vary.channels (list of channel names), $channel_weights (map channel -> weight), $fusion ('rrf'|'weighted'),
+//   $rrf_k, $seed_k; $vector_index, $embedding, $oversample; $fulltext_index, $vary.fulltext_query (escaped, or
+//   null), $fulltext_limit;
 //   $hops (0|1), $frontier_limit, $fanout, $via_limit, $via_fanout, $via_max_degree, $types,
 //   $type_weights (map type -> weight), $decay, $beta, $expand_limit; the ranking's $rerank, $w_similarity,
-//   $w_fused, $w_text with $query_words and $word_breaks, $w_length with $length_cap, $chars_per_word and $cjk_weight,
-//   $w_question with $question_marks, $w_speaker with $speaker_marks and $speaker_max_chars, $w_graph,
-//   $w_entity with $query_entities, $w_time with $time_from and $time_to (the query's time range, or nulls), $w_recency,
-//   $w_frequency, $w_confidence, $half_life_days, $frequency_cap, $default_confidence, $keep; and the
-//   common filters $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null),
-//   $min_trust (a memory trusted less, its null trust counting 1, is neither a seed nor walked to: it leads nowhere);
-//   $version_keys (the namespace version counters to read, retrieval/cache.version_keys, or null: none).
-// Returns ONE row: versions (the [key, version] pairs of the $version_keys counters there are, read before anything
+//   $w_fused, $w_text with $vary.query_words and $word_breaks, $w_length with $length_cap, $chars_per_word and
+//   $cjk_weight, $w_question with $question_marks, $w_speaker with $speaker_marks and $speaker_max_chars, $w_graph,
+//   $w_entity with $vary.query_entities, $w_time with $vary.time_from and $vary.time_to (the query's time range, or
+//   nulls), $w_recency, $w_frequency, $w_confidence, $half_life_days, $frequency_cap, $default_confidence,
+//   $vary.keep; and the common filters $vary.namespaces, $vary.statuses, $vary.kinds (list or null), $now,
+//   $vary.as_of, $vary.after, $vary.before (datetimes or null), $vary.min_trust (a memory trusted less, its null
+//   trust counting 1, is neither a seed nor walked to: it leads nowhere); $vary.version_keys (the namespace version
+//   counters to read, retrieval/cache.version_keys, or null: none).
+// Returns ONE row: versions (the [key, version] pairs of the $vary.version_keys counters there are, read before anything
 // else: see below), vector_seen and fulltext_seen (rows each index gave), vector_kept and fulltext_kept (how many
-// of them passed the filters), word_weights (each of $query_words' weight among the candidates: see Ranking),
-// seeds (every seed: {id, hits: per channel {channel, score, rank}}), candidates: the $keep best (see Ranking),
+// of them passed the filters), word_weights (each of $vary.query_words' weight among the candidates: see Ranking),
+// seeds (every seed: {id, hits: per channel {channel, score, rank}}), candidates: the $vary.keep best (see Ranking),
 // best first, as maps
 // {memory (as in retrieval/candidates), score (cosine as (1 + cos) / 2, or null; a vector seed's is the index's),
 // seed_cosine (the cosine of the seed its path starts from, or null), fused (the seed's fused activation, the best
@@ -39,49 +42,49 @@
 // on (each imports `versions`, so the planner cannot put it after them): they are read before any memory is, so a
 // write that commits during the search makes the cached result stale at its next check, never fresh
 // (retrieval/cache.py). A search whose cache entry is checked first reads them apart and passes null.
-MATCH (v:NamespaceVersion) WHERE v.key IN coalesce($version_keys, [])
+MATCH (v:NamespaceVersion) WHERE v.key IN coalesce($vary.version_keys, [])
 WITH collect([v.key, v.version]) AS versions
 CALL (versions) {
-  WITH 1 AS go WHERE 'vector' IN $channels AND versions IS NOT NULL
+  WITH 1 AS go WHERE 'vector' IN $vary.channels AND versions IS NOT NULL
   CALL db.index.vector.queryNodes($vector_index, $oversample, $embedding) YIELD node AS m, score
   WITH m, score ORDER BY score DESC, m.id
-  WITH count(*) AS seen, collect(CASE WHEN m.namespace IN $namespaces AND m.status IN $statuses
-      AND ($kinds IS NULL OR m.kind IN $kinds)
+  WITH count(*) AS seen, collect(CASE WHEN m.namespace IN $vary.namespaces AND m.status IN $vary.statuses
+      AND ($vary.kinds IS NULL OR m.kind IN $vary.kinds)
       AND (m.expires_at IS NULL OR m.expires_at > $now)
-      AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
-                              AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
-      AND ($after IS NULL OR m.created_at >= $after)
-      AND ($before IS NULL OR m.created_at < $before)
-      AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust) THEN {node: m, score: toFloat(score)} END) AS kept
+      AND ($vary.as_of IS NULL OR (m.created_at <= $vary.as_of AND coalesce(m.valid_from, m.created_at) <= $vary.as_of
+                              AND (m.valid_until IS NULL OR m.valid_until > $vary.as_of)))
+      AND ($vary.after IS NULL OR m.created_at >= $vary.after)
+      AND ($vary.before IS NULL OR m.created_at < $vary.before)
+      AND ($vary.min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $vary.min_trust) THEN {node: m, score: toFloat(score)} END) AS kept
   RETURN seen AS vector_seen, size(kept) AS vector_kept, kept[..$seed_k] AS vector
 }
 CALL (versions) {
-  WITH 1 AS go WHERE 'fulltext' IN $channels AND $fulltext_query IS NOT NULL AND versions IS NOT NULL
-  CALL db.index.fulltext.queryNodes($fulltext_index, $fulltext_query, {limit: $fulltext_limit}) YIELD node AS m, score
+  WITH 1 AS go WHERE 'fulltext' IN $vary.channels AND $vary.fulltext_query IS NOT NULL AND versions IS NOT NULL
+  CALL db.index.fulltext.queryNodes($fulltext_index, $vary.fulltext_query, {limit: $fulltext_limit}) YIELD node AS m, score
   WITH m, score ORDER BY score DESC, m.id
-  WITH count(*) AS seen, collect(CASE WHEN m.namespace IN $namespaces AND m.status IN $statuses
-      AND ($kinds IS NULL OR m.kind IN $kinds)
+  WITH count(*) AS seen, collect(CASE WHEN m.namespace IN $vary.namespaces AND m.status IN $vary.statuses
+      AND ($vary.kinds IS NULL OR m.kind IN $vary.kinds)
       AND (m.expires_at IS NULL OR m.expires_at > $now)
-      AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
-                              AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
-      AND ($after IS NULL OR m.created_at >= $after)
-      AND ($before IS NULL OR m.created_at < $before)
-      AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust) THEN {node: m, score: toFloat(score)} END) AS kept
+      AND ($vary.as_of IS NULL OR (m.created_at <= $vary.as_of AND coalesce(m.valid_from, m.created_at) <= $vary.as_of
+                              AND (m.valid_until IS NULL OR m.valid_until > $vary.as_of)))
+      AND ($vary.after IS NULL OR m.created_at >= $vary.after)
+      AND ($vary.before IS NULL OR m.created_at < $vary.before)
+      AND ($vary.min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $vary.min_trust) THEN {node: m, score: toFloat(score)} END) AS kept
   RETURN seen AS fulltext_seen, size(kept) AS fulltext_kept, kept[..$seed_k] AS fulltext
 }
 // Recency and popularity: as retrieval/seed_recency and seed_popularity (an index read in order per namespace).
 CALL (versions) {
-  UNWIND CASE WHEN 'recency' IN $channels AND versions IS NOT NULL THEN $namespaces ELSE [] END AS ns
+  UNWIND CASE WHEN 'recency' IN $vary.channels AND versions IS NOT NULL THEN $vary.namespaces ELSE [] END AS ns
   CALL (ns) {
     MATCH (m:Memory) USING INDEX m:Memory(namespace, created_at)
-    WHERE m.namespace = ns AND m.created_at IS NOT NULL AND m.status IN $statuses
-      AND ($kinds IS NULL OR m.kind IN $kinds)
+    WHERE m.namespace = ns AND m.created_at IS NOT NULL AND m.status IN $vary.statuses
+      AND ($vary.kinds IS NULL OR m.kind IN $vary.kinds)
       AND coalesce(m.expires_at > $now, true)
-      AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
-                              AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
-      AND ($after IS NULL OR m.created_at >= $after)
-      AND ($before IS NULL OR m.created_at < $before)
-      AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust)
+      AND ($vary.as_of IS NULL OR (m.created_at <= $vary.as_of AND coalesce(m.valid_from, m.created_at) <= $vary.as_of
+                              AND (m.valid_until IS NULL OR m.valid_until > $vary.as_of)))
+      AND ($vary.after IS NULL OR m.created_at >= $vary.after)
+      AND ($vary.before IS NULL OR m.created_at < $vary.before)
+      AND ($vary.min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $vary.min_trust)
     RETURN m
     ORDER BY m.namespace DESC, m.created_at DESC
     LIMIT $seed_k
@@ -90,17 +93,17 @@ CALL (versions) {
   RETURN collect({node: m, score: toFloat(m.created_at.epochSeconds)}) AS recency
 }
 CALL (versions) {
-  UNWIND CASE WHEN 'popularity' IN $channels AND versions IS NOT NULL THEN $namespaces ELSE [] END AS ns
+  UNWIND CASE WHEN 'popularity' IN $vary.channels AND versions IS NOT NULL THEN $vary.namespaces ELSE [] END AS ns
   CALL (ns) {
     MATCH (m:Memory) USING INDEX m:Memory(namespace, access_count)
-    WHERE m.namespace = ns AND m.status IN $statuses AND m.access_count > 0
-      AND ($kinds IS NULL OR m.kind IN $kinds)
+    WHERE m.namespace = ns AND m.status IN $vary.statuses AND m.access_count > 0
+      AND ($vary.kinds IS NULL OR m.kind IN $vary.kinds)
       AND coalesce(m.expires_at > $now, true)
-      AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
-                              AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
-      AND ($after IS NULL OR m.created_at >= $after)
-      AND ($before IS NULL OR m.created_at < $before)
-      AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust)
+      AND ($vary.as_of IS NULL OR (m.created_at <= $vary.as_of AND coalesce(m.valid_from, m.created_at) <= $vary.as_of
+                              AND (m.valid_until IS NULL OR m.valid_until > $vary.as_of)))
+      AND ($vary.after IS NULL OR m.created_at >= $vary.after)
+      AND ($vary.before IS NULL OR m.created_at < $vary.before)
+      AND ($vary.min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $vary.min_trust)
     RETURN m
     ORDER BY m.namespace DESC, m.access_count DESC, m.last_accessed_at DESC
     LIMIT $seed_k
@@ -137,15 +140,15 @@ CALL (seeds) {
     MATCH (u)-[r]-(m)
     WHERE type(r) IN $types
     WITH r, m ORDER BY coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0) DESC, elementId(r)
-    WITH r, m WHERE m.namespace IN $namespaces
-      AND (m:Entity OR m:Turn OR (m:Memory AND m.status IN $statuses
-        AND ($kinds IS NULL OR m.kind IN $kinds)
+    WITH r, m WHERE m.namespace IN $vary.namespaces
+      AND (m:Entity OR m:Turn OR (m:Memory AND m.status IN $vary.statuses
+        AND ($vary.kinds IS NULL OR m.kind IN $vary.kinds)
         AND (m.expires_at IS NULL OR m.expires_at > $now)
-        AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
-                                AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
-        AND ($after IS NULL OR m.created_at >= $after)
-        AND ($before IS NULL OR m.created_at < $before)
-        AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust)))
+        AND ($vary.as_of IS NULL OR (m.created_at <= $vary.as_of AND coalesce(m.valid_from, m.created_at) <= $vary.as_of
+                                AND (m.valid_until IS NULL OR m.valid_until > $vary.as_of)))
+        AND ($vary.after IS NULL OR m.created_at >= $vary.after)
+        AND ($vary.before IS NULL OR m.created_at < $vary.before)
+        AND ($vary.min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $vary.min_trust)))
     RETURN r, m AS v
     LIMIT $fanout
   }
@@ -172,15 +175,15 @@ CALL (hop1) {
     MATCH (u)-[r]-(m)
     WHERE type(r) IN $types
     WITH r, m ORDER BY coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0) DESC, elementId(r)
-    WITH r, m WHERE m.namespace IN $namespaces
-      AND (m:Entity OR m:Turn OR (m:Memory AND m.status IN $statuses
-        AND ($kinds IS NULL OR m.kind IN $kinds)
+    WITH r, m WHERE m.namespace IN $vary.namespaces
+      AND (m:Entity OR m:Turn OR (m:Memory AND m.status IN $vary.statuses
+        AND ($vary.kinds IS NULL OR m.kind IN $vary.kinds)
         AND (m.expires_at IS NULL OR m.expires_at > $now)
-        AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
-                                AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
-        AND ($after IS NULL OR m.created_at >= $after)
-        AND ($before IS NULL OR m.created_at < $before)
-        AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust)))
+        AND ($vary.as_of IS NULL OR (m.created_at <= $vary.as_of AND coalesce(m.valid_from, m.created_at) <= $vary.as_of
+                                AND (m.valid_until IS NULL OR m.valid_until > $vary.as_of)))
+        AND ($vary.after IS NULL OR m.created_at >= $vary.after)
+        AND ($vary.before IS NULL OR m.created_at < $vary.before)
+        AND ($vary.min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $vary.min_trust)))
     RETURN r, m
     LIMIT $via_fanout
   }
@@ -208,11 +211,11 @@ CALL (seeds, hop1, hop2) {
   WITH seeded, [y IN collect(x) WHERE y IS NOT NULL][..$expand_limit] AS expanded
   RETURN seeded + expanded AS picked
 }
-// Ranking (service._rank): every candidate's score as the client computes it, so that only the $keep best come back
+// Ranking (service._rank): every candidate's score as the client computes it, so that only the $vary.keep best come back
 // (null: all). The client scores those again; this only decides which it gets. A candidate's similarity is the
 // larger of its cosine and its seed's cosine times each edge's type and edge weight on its path (not below 0);
 // $rerank 'none' ranks by fused + received, any other mode by the formula (graphmem.retrieval.formula: weights
-// $w_*, received capped at 1, the text term the squared weighted share of $query_words (wordmatch.needles: the
+// $w_*, received capped at 1, the text term the squared weighted share of $vary.query_words (wordmatch.needles: the
 // query's stemmed content words after a space, Chinese bigrams as they are) its lowercased content holds (with a
 // space before it, and each of $word_breaks read as a space), each word weighing ln(1 + N / (1 + n)) among the N
 // candidates, n of which hold it (wordmatch.word_weights; returned as word_weights), the length term
@@ -220,10 +223,10 @@ CALL (seeds, hop1, hop2) {
 // CJK or Hangul character counts $cjk_weight, as formula.weighted_length), $w_question taken off a memory whose
 // content ends with one of $question_marks (formula.asks), $w_speaker added to one said by someone the query names
 // (formula.speaker_of: its opening before the first of $speaker_marks, 1 to $speaker_max_chars characters, trimmed
-// and lowercase, is one of $query_entities; not read when it cannot count), the entity term the share of
-// $query_entities (names found in the query, lowercase) the memory is ABOUT, the time term for a memory created in [$time_from,
-// $time_to), $half_life_days, $frequency_cap; a null confidence counts as $default_confidence, a null created_at as now), times the memory's
-// trust (its writer's, graphmem.security.tokens; null counts as 1). A memory trusted below $min_trust is no
+// and lowercase, is one of $vary.query_entities; not read when it cannot count), the entity term the share of
+// $vary.query_entities (names found in the query, lowercase) the memory is ABOUT, the time term for a memory created in [$vary.time_from,
+// $vary.time_to), $half_life_days, $frequency_cap; a null confidence counts as $default_confidence, a null created_at as now), times the memory's
+// trust (its writer's, graphmem.security.tokens; null counts as 1). A memory trusted below $vary.min_trust is no
 // candidate: the seeds and the walks left it out (the common filters), so it led to nothing either.
 CALL (picked) {
   UNWIND picked AS c
@@ -231,10 +234,10 @@ CALL (picked) {
                    CASE WHEN c.m.embedding IS NULL THEN null ELSE vector.similarity.cosine(c.m.embedding, $embedding) END)
           AS score
   WITH collect({c: c, score: score, cos: CASE WHEN score IS NULL THEN 0.0 ELSE 2.0 * score - 1.0 END,
-                t: CASE WHEN size($query_words) = 0 THEN '' ELSE reduce(t = ' ' + toLower(coalesce(c.m.content, '')),
+                t: CASE WHEN size($vary.query_words) = 0 THEN '' ELSE reduce(t = ' ' + toLower(coalesce(c.m.content, '')),
                                                                      b IN $word_breaks | replace(t, b, ' ')) END})
        AS pool
-  WITH pool, [w IN $query_words | log(1.0 + toFloat(size(pool)) / (1 + size([y IN pool WHERE y.t CONTAINS w])))]
+  WITH pool, [w IN $vary.query_words | log(1.0 + toFloat(size(pool)) / (1 + size([y IN pool WHERE y.t CONTAINS w])))]
        AS idf
   WITH pool, idf, reduce(s = 0.0, v IN idf | s + v) AS idf_total
   UNWIND pool AS x
@@ -243,21 +246,21 @@ CALL (picked) {
   WITH idf, idf_total, x, seed_cos,
        CASE WHEN seed_cos IS NULL THEN 0.0 ELSE seed_cos * reduce(p = 1.0, r IN x.c.way.rels |
          p * coalesce($type_weights[type(r)], 0.0) * coalesce(r.weight, 1.0)) END AS inherited,
-       coalesce($as_of, $now) AS at, x.c.m AS node
+       coalesce($vary.as_of, $now) AS at, x.c.m AS node
   WITH idf, x, seed_cos, reduce(hi = 0.0, v IN [x.cos, inherited] | CASE WHEN v > hi THEN v ELSE hi END) AS similarity,
        CASE WHEN x.c.m.created_at IS NULL OR x.c.m.created_at >= at THEN null
             ELSE duration.inSeconds(x.c.m.created_at, at) END AS age,
        log(1.0 + CASE WHEN coalesce(x.c.m.access_count, 0) > 0 THEN x.c.m.access_count ELSE 0 END)
          / log(1.0 + $frequency_cap) AS freq,
-       CASE WHEN size($query_entities) = 0 THEN 0
-            ELSE COUNT { (node)-[:ABOUT]->(e:Entity) WHERE toLower(e.name) IN $query_entities } END AS entity_hits,
+       CASE WHEN size($vary.query_entities) = 0 THEN 0
+            ELSE COUNT { (node)-[:ABOUT]->(e:Entity) WHERE toLower(e.name) IN $vary.query_entities } END AS entity_hits,
        size(coalesce(x.c.m.content, '')) + ($cjk_weight - 1) * size([ch IN split(coalesce(x.c.m.content, ''), '')
          WHERE (ch >= '\u3040' AND ch <= '\u9fff') OR (ch >= '\uac00' AND ch <= '\ud7af')
             OR (ch >= '\uf900' AND ch <= '\ufaff')]) AS chars,
-       CASE WHEN idf_total > 0 THEN reduce(s = 0.0, i IN range(0, size($query_words) - 1) |
-         s + CASE WHEN x.t CONTAINS $query_words[i] THEN idf[i] ELSE 0.0 END) / idf_total ELSE 0.0 END AS words,
+       CASE WHEN idf_total > 0 THEN reduce(s = 0.0, i IN range(0, size($vary.query_words) - 1) |
+         s + CASE WHEN x.t CONTAINS $vary.query_words[i] THEN idf[i] ELSE 0.0 END) / idf_total ELSE 0.0 END AS words,
        right(rtrim(coalesce(x.c.m.content, '')), 1) IN $question_marks AS asks,
-       CASE WHEN $w_speaker = 0.0 OR size($query_entities) = 0 OR $rerank = 'none' THEN ''
+       CASE WHEN $w_speaker = 0.0 OR size($vary.query_entities) = 0 OR $rerank = 'none' THEN ''
             ELSE reduce(o = ltrim(coalesce(x.c.m.content, '')), mark IN $speaker_marks |
                         coalesce(split(o, mark)[0], '')) END AS opening,
        size(ltrim(coalesce(x.c.m.content, ''))) AS opened
@@ -268,20 +271,20 @@ CALL (picked) {
                                ELSE log(1.0 + chars / $chars_per_word) / log(1.0 + $length_cap / $chars_per_word) END
             - $w_question * CASE WHEN asks THEN 1.0 ELSE 0.0 END
             + $w_speaker * CASE WHEN size(opening) < opened AND size(opening) <= $speaker_max_chars
-                                     AND trim(opening) <> '' AND toLower(trim(opening)) IN $query_entities
+                                     AND trim(opening) <> '' AND toLower(trim(opening)) IN $vary.query_entities
                                 THEN 1.0 ELSE 0.0 END
-            + $w_entity * CASE WHEN size($query_entities) = 0 THEN 0.0
-                               ELSE toFloat(entity_hits) / size($query_entities) END
+            + $w_entity * CASE WHEN size($vary.query_entities) = 0 THEN 0.0
+                               ELSE toFloat(entity_hits) / size($vary.query_entities) END
             + $w_graph * CASE WHEN x.c.received > 1.0 THEN 1.0 ELSE x.c.received END
-            + $w_time * CASE WHEN $time_from IS NOT NULL AND x.c.m.created_at >= $time_from
-                               AND x.c.m.created_at < $time_to THEN 1.0 ELSE 0.0 END
+            + $w_time * CASE WHEN $vary.time_from IS NOT NULL AND x.c.m.created_at >= $vary.time_from
+                               AND x.c.m.created_at < $vary.time_to THEN 1.0 ELSE 0.0 END
             + $w_recency * CASE WHEN age IS NULL THEN 1.0 ELSE exp(-log(2.0)
                 * (age.seconds + age.nanosecondsOfSecond / 1e9) / 86400.0 / $half_life_days) END
             + $w_frequency * CASE WHEN freq > 1.0 THEN 1.0 ELSE freq END
             + $w_confidence * coalesce(x.c.m.confidence, $default_confidence)) * coalesce(x.c.m.trust, 1.0)
        END AS base
   ORDER BY round(base, 6) DESC, x.c.m.id
-  LIMIT coalesce($keep, 1000000000)
+  LIMIT coalesce($vary.keep, 1000000000)
   WITH idf, x, seed_cos, entity_hits, x.c.m AS node
   RETURN collect(idf)[0] AS word_weights, collect(x {.c, .score, seed_cos: seed_cos, entity_hits: entity_hits,
                     before: [(node)-[:FOLLOWS]->(p:Memory) | p.id][0], after: [(n:Memory)-[:FOLLOWS]->(node) | n.id][0],

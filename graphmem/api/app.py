@@ -30,7 +30,7 @@ from graphmem.browser import browser_routes
 from graphmem.config import Settings
 from graphmem.consolidation import Consolidator
 from graphmem.embed import Embedder, embedding_dimension, make_embedder
-from graphmem.errors import ConfigError, GraphmemError, RateLimitedError, UnauthenticatedError
+from graphmem.errors import ConfigError, GraphmemError, RateLimitedError, StoreError, UnauthenticatedError
 from graphmem.heap import settle
 from graphmem.lifecycle.jobs import default_jobs
 from graphmem.lifecycle.worker import MaintenanceWorker
@@ -232,6 +232,10 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Starl
             stack.push_async_callback(recorder.stop)
             retrieval = RetrievalService(store, model, settings, llm, versions=memory.versions, recorder=recorder,
                                          observer=metrics.observe_search)
+            try:  # the search statement planned before the first question needs it (1-4 s on a fresh Neo4j)
+                await retrieval.prepare()
+            except StoreError as exc:  # a search plans it then: slower once, not broken
+                log.warning("search statement not planned at start-up", extra={"error": str(exc)})
             reflection = ReflectionService(memory, llm, observer=metrics.observe_reflection)
             consolidator = Consolidator(memory, settings, llm, observer=metrics.observe_consolidation)
             if settings.reflection_worker:

@@ -19,15 +19,27 @@ from graphmem.store.store import FULLTEXT_INDEX, VECTOR_INDEX
 
 _CONFIDENCE = float(Memory.model_fields["confidence"].default)
 
+VARYING = ("fulltext_query", "query_words", "query_entities", "time_from", "time_to", "version_keys", "keep",
+           "channels", "namespaces", "statuses", "kinds", "as_of", "after", "before", "min_trust")
+"""The parameters whose size or nullness changes from one search to the next, passed in ONE map, ``$vary``.
+
+Neo4j keys a cached plan on the statement's text and on each top-level parameter's type, and for a string or a list
+also on its size bucket (0, 1, <=10, <=100, ...: ``ParameterTypeInfo``'s size hint). Passed one by one, the
+question's words (a list of 1 to 30), its full-text query (a string of 5 to 900 characters), a time range or none,
+the namespace list and the filters made a new cache key every few new questions; each miss planned this 300-line
+statement again, 1-2 s on a freshly started server (1.1 s warm), and 13 of a cold server's first 300 searches
+stalled on it (``benchmarks/README.md``, "plan cache"). A map parameter carries no size hint, so one plan serves
+every question. The fixed-size parameters (weights, limits, the index names, the query vector) stay top-level."""
+
 
 def search_params(query: str, qvec: list[float], options: SearchOptions, filters: dict[str, Any],
                   asked: QueryContext, weights: FormulaWeights, expansion: ExpansionConfig, walk: WalkLimits, *,
                   keep: int | None, version_keys: list[str] | None) -> dict[str, Any]:
     """Every parameter of ``retrieval/search`` but the two index row limits (``oversample``, ``fulltext_limit``),
     which the caller sets per run. ``keep``: the candidates returned (None: all); ``version_keys``: the namespace
-    version counters to read first (None: none)."""
+    version counters to read first (None: none). Those in ``VARYING`` are in the map ``vary``."""
     w = weights
-    return dict(
+    params = dict(
         channels=[c.value for c in options.channels],
         channel_weights={c.value: cw for c, cw in options.channel_weights.items()},
         fusion=options.fusion.value, rrf_k=RRF_K, seed_k=options.seed_k,
@@ -47,6 +59,8 @@ def search_params(query: str, qvec: list[float], options: SearchOptions, filters
         w_recency=w.recency, w_frequency=w.frequency, w_confidence=w.confidence,
         half_life_days=w.half_life_days, frequency_cap=w.frequency_cap,
         default_confidence=_CONFIDENCE, keep=keep, version_keys=version_keys, **filters)
+    params["vary"] = {name: params.pop(name) for name in VARYING}
+    return params
 
 
-__all__ = ["search_params"]
+__all__ = ["VARYING", "search_params"]

@@ -138,6 +138,20 @@ class RetrievalService:
         self._record(response)
         return response
 
+    async def prepare(self) -> None:
+        """Run the search statement once before the first question needs its plan: on a freshly started Neo4j its
+        planning takes 1-4 s, which the first search would wait for. Every later search reuses that plan, whatever
+        its question (``search_params.VARYING``). A read (a unit vector along the first axis) whose rows are
+        dropped; an ``EXPLAIN`` would not do, as Neo4j caches its plan apart from the statement's."""
+        options, now = SearchOptions(namespaces=("default",)), utcnow()
+        axis = [1.0] + [0.0] * (self.embedder.dimension - 1)  # a zero vector has no cosine: the index refuses it
+        params = search_params("a question", axis, options, self._filters(options, now),
+                               self.query_context("a question", now), self.weights, self.expansion,
+                               _walk_limits(), keep=keep_for(self._need(options), self.weights, options.rerank),
+                               version_keys=version_keys(options.namespaces))
+        await self.store.read_row("retrieval/search", oversample=options.seed_k, fulltext_limit=options.seed_k,
+                                  **params)
+
     def _record(self, response: SearchResponse) -> None:
         """A search is a use of what it put first (``ACCESS_TOP``), not of everything it returned."""
         if self.recorder is not None:
@@ -205,7 +219,7 @@ class RetrievalService:
                                             fulltext_limit=limits[Channel.FULLTEXT], **params)
             if versions and read is None:
                 read = versions_from(row["versions"], options.namespaces)
-                params["version_keys"] = None
+                params["vary"]["version_keys"] = None
             candidates, scores = from_statement(row["candidates"], row["seeds"])
             seen = {Channel.VECTOR: row["vector_seen"], Channel.FULLTEXT: row["fulltext_seen"]}
             for c, key in keys.items():

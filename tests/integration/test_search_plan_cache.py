@@ -1,0 +1,102 @@
+"""One cached plan serves every search (real Neo4j): ``search_params.VARYING`` and ``RetrievalService.prepare``.
+
+``CALL db.clearQueryCaches()`` says how many plans it cleared: the plans the statements run since the last clear
+left. Neo4j plans a statement again for each new size bucket of a top-level string or list parameter (first test,
+a statement of the test's own), which for the 300-line search statement cost 1-2 s a question on a fresh server."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from graphmem.config import Settings
+from graphmem.embed import Embedder
+from graphmem.errors import StoreUnavailableError
+from graphmem.retrieval import RetrievalService, SearchOptions
+from graphmem.retrieval.types import Channel
+from graphmem.service import MemoryService
+from graphmem.store import Store
+from tests.integration.api_support import open_api
+from tests.integration.test_retrieval import write
+
+SIZES = "RETURN size($xs) AS n"  # test-only: a statement whose one list parameter varies in size
+
+
+async def cleared(store: Store) -> int:
+    """The plans cached since the last clear (and clear them)."""
+    async with store.driver.session(database=store.database) as session:
+        result = await session.run("CALL db.clearQueryCaches()")
+        (row,) = await result.data()
+    found = re.search(r"\d+", row["value"])  # "... cleared of 3 queries." or "Query cache already empty."
+    return int(found.group()) if found else 0
+
+
+async def test_neo4j_plans_again_for_each_size_bucket(store: Store) -> None:
+    """The reason, shown: the same statement with lists of 1, 5 and 50 items is planned three times."""
+    await cleared(store)
+    async with store.driver.session(database=store.database) as session:
+        for xs in ([1], [1] * 5, [1] * 7, [1] * 50):
+            await (await session.run(SIZES, xs=xs)).consume()
+    assert await cleared(store) == 3
+
+
+async def test_questions_of_every_shape_share_the_prepared_plan(service: MemoryService, store: Store,
+                                                                namespace: str) -> None:
+    """Per question and options: clear, prepare, search; one plan means the search reused the prepared one.
+    (Cleared each time: Neo4j may plan a statement again once its plan is 10 s old and the data changed.)"""
+    await write(service, namespace, "Melanie camped at the beach with her kids in July 2023.",
+                "Caroline went to an LGBTQ support group last May.", "Jon flew to Paris for a conference.")
+    retrieval = RetrievalService(store, service.embedder, service.settings)
+    await cleared(store)
+    await retrieval.prepare()
+    assert await cleared(store) == 1, "prepare planned more than the search statement, or nothing"
+    questions = [
+        "camping",
+        "Where has Melanie camped?",
+        "What did Caroline say about the LGBTQ support group she went to last May with her friends, her family and "
+        "her mentors, and about the adoption agencies she researched in 2023?",
+        "When did Jon go to Paris two weeks before the conference?",
+    ]
+    options = [SearchOptions(namespaces=(namespace,), k=3),
+               SearchOptions(namespaces=(namespace, "shared"), k=10, min_trust=0.2),
+               SearchOptions(namespaces=(namespace,), k=5, channels=(Channel.VECTOR,))]
+    plans: dict[tuple[str, int], int] = {}
+    found = 0
+    for question in questions:
+        for n, opts in enumerate(options):
+            await cleared(store)
+            await retrieval.prepare()
+            found += len((await retrieval.search(question, opts)).results)
+            plans[(question[:24], n)] = await cleared(store)
+    assert found > 0
+    assert set(plans.values()) == {1}, f"searches that made a plan of their own: {plans}"
+
+
+SEARCH = 'query($ns: String!) { search(query: "kettle", namespaces: [$ns]) { results { memory { id } } } }'
+
+
+async def test_the_app_plans_the_search_at_start_up(migrated: Settings, embedder: Embedder,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[RetrievalService] = []
+    prepare = RetrievalService.prepare
+
+    async def counted(self: RetrievalService) -> None:
+        calls.append(self)
+        await prepare(self)
+
+    monkeypatch.setattr(RetrievalService, "prepare", counted)
+    async with open_api(migrated, embedder, seed=False, llm_base_url=None, reflection_worker=False) as api:
+        assert len(calls) == 1
+        assert calls[0] is api.app.state.graphmem.retrieval
+        assert (await api.data(api.tokens.a, SEARCH, {"ns": api.ns_a}))["search"]["results"] == []
+
+
+async def test_the_app_serves_when_planning_fails(migrated: Settings, embedder: Embedder,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    async def refused(self: RetrievalService) -> None:
+        raise StoreUnavailableError("retrieval/search: Neo4j is unavailable (a test)")
+
+    monkeypatch.setattr(RetrievalService, "prepare", refused)
+    async with open_api(migrated, embedder, seed=False, llm_base_url=None, reflection_worker=False) as api:
+        assert (await api.data(api.tokens.a, SEARCH, {"ns": api.ns_a}))["search"]["results"] == []
