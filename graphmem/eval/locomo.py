@@ -201,6 +201,7 @@ async def evaluate(
                                             reimport=reimport, sessions=sessions, progress=progress, corpus=corpus,
                                             passes=passes, usage=recorder, graph_tag=graph_tag,
                                             after_import=reflection_hook(corpus, client, note))
+            report["integrity_failures"] = service.store.integrity.failures
     finally:
         if own_llm and client is not None:
             await client.close()

@@ -63,6 +63,10 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         f"{q['excluded_without_evidence']['by_category']}, "
         f"{report['unmatched_evidence']['count']} evidence ids matching no turn",
     ]
+    if report.get("integrity_failures"):
+        lines.append(f"{report['integrity_failures']} reads of a memory failed signature verification (hidden from "
+                     "the searches unless GRAPHMEM_INTEGRITY_FAILURES=flag, and a hidden one counts as missed): was "
+                     "the corpus imported under other GRAPHMEM_SIGNING_KEYS? `graphmem integrity check` lists them")
     if report.get("retrieved_memories_reaching_no_turn"):
         lines.append(f"{report['retrieved_memories_reaching_no_turn']} retrieved memories reach no turn")
     for mode, why in report.get("skipped_modes", {}).items():

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
+
+from pydantic import SecretStr
 
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.eval.corpus import DEFAULT_CORPUS, corpus_plan
 from graphmem.eval.locomo import ensure_imported, eval_namespace, evaluate, restrict_sample
+from graphmem.eval.report import summary_lines
 from graphmem.importers.locomo import load_locomo
 from graphmem.service import MemoryService
 from graphmem.store import Store
@@ -53,6 +57,7 @@ async def test_locomo_eval_on_two_sessions(migrated: Settings, embedder: Embedde
     scored = questions["total"] - questions["excluded_without_evidence"]["total"]
     assert report["unmatched_evidence"]["count"] == 0  # every kept question's evidence is a kept turn
     assert report["retrieved_memories_reaching_no_turn"] == 0  # every imported memory derives from turns
+    assert report["integrity_failures"] == 0
 
     for mode in ("vector", "fused"):
         result = report["results"][mode]
@@ -94,3 +99,23 @@ async def test_locomo_eval_turns_corpus_with_two_passes_records_accesses(migrate
     # two passes, each search a use of its first 3 results (never a cache hit: every pass asks anew)
     assert counts[0]["total"] == 2 * 3 * n
     assert counts[0]["kinds"] == ["episodic"]  # the turns corpus holds no facts
+
+
+async def test_locomo_eval_under_another_key_says_why_it_found_nothing(migrated: Settings, embedder: Embedder,
+                                                                       store: Store) -> None:
+    """A corpus imported under one signing key and evaluated under another: every memory fails verification and is
+    hidden, and the report says so instead of only showing zeros."""
+    sample = load_locomo(LOCOMO)[0]
+    namespace = eval_namespace(sample.sample_id, 1) + "-turns"
+    other = migrated.model_copy(update={"signing_keys": SecretStr(f"other:{secrets.token_urlsafe(24)}")})
+    try:
+        await evaluate(migrated, LOCOMO, samples=[sample.sample_id], sessions=1, modes=("vector",), ks=KS,
+                       reimport=True, embedder=embedder, corpus="turns")
+        report = await evaluate(other, LOCOMO, samples=[sample.sample_id], sessions=1, modes=("vector",), ks=KS,
+                                embedder=embedder, corpus="turns")
+    finally:
+        await store.wipe_namespace(namespace)
+    assert report["imports"][0]["imported"] is False  # the same namespace, read under the other key
+    assert report["integrity_failures"] > 0
+    assert report["results"]["vector"]["by_category"]["all"]["recall@20"] == 0.0
+    assert any("failed signature verification" in line for line in summary_lines(report))
