@@ -13,8 +13,10 @@ one after the other, timing each. Variants, on the same data and questions, in o
 - ``vary+prepare``: the same after ``RetrievalService.prepare`` (what ``graphmem serve`` does at start-up).
 
 Reports per variant: searches over ``--stall-ms`` (their time since the first search, and duration), p50 / p95 /
-max, and the plans the searches (and ``prepare``) left in Neo4j's query cache (``db.clearQueryCaches``, cleared
-first once the service is open). Writes
+max, the plans the searches (and ``prepare``) left in Neo4j's query cache (``db.clearQueryCaches``, cleared
+first once the service is open), and the reads that failed signature verification (a corpus imported under another
+key: its results are hidden after the statement ran; run with the key it was imported under, or with
+``GRAPHMEM_SIGNING_DISABLED=true``). Writes
 ``benchmarks/results/cold_start.json``.
 """
 
@@ -108,10 +110,12 @@ async def run(settings: Settings, variant: str, asked: list[tuple[str, str]], st
             if ms > stall_ms:
                 stalls.append({"at_s": round(started - first, 1), "ms": round(ms)})
         plans = await cleared(service.store)
+        failures = service.store.integrity.failures
     ordered = sorted(times)
     return {"searches": len(times), "stalls": len(stalls), "stall_ms_total": round(sum(s["ms"] for s in stalls)),
             "p50_ms": round(ordered[len(ordered) // 2], 1), "p95_ms": round(ordered[int(len(ordered) * 0.95)], 1),
             "max_ms": round(ordered[-1], 1), "plans_cached": plans, "prepare_ms": prepared_ms,
+            "integrity_failures": failures,
             "stall_list": stalls, "seconds": round(time.monotonic() - first, 1)}
 
 
