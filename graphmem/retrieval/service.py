@@ -145,10 +145,8 @@ class RetrievalService:
         dropped; an ``EXPLAIN`` would not do, as Neo4j caches its plan apart from the statement's."""
         options, now = SearchOptions(namespaces=("default",)), utcnow()
         axis = [1.0] + [0.0] * (self.embedder.dimension - 1)  # a zero vector has no cosine: the index refuses it
-        params = search_params("a question", axis, options, self._filters(options, now),
-                               self.query_context("a question", now), self.weights, self.expansion,
-                               _walk_limits(), keep=keep_for(self._need(options), self.weights, options.rerank),
-                               version_keys=version_keys(options.namespaces))
+        params = self._statement_params("a question", axis, options, self._filters(options, now),
+                                        self.query_context("a question", now), keep_all=False, versions=True)
         await self.store.read_row("retrieval/search", oversample=options.seed_k, fulltext_limit=options.seed_k,
                                   **params)
 
@@ -208,9 +206,7 @@ class RetrievalService:
         weighs) and ``KEEP_MARGIN`` more (``keep_all``: every one): reading a hundred memories to return ten was a
         tenth of a search."""
         asked = asked or QueryContext()
-        params = search_params(query, qvec, options, filters, asked, self.weights, self.expansion, _walk_limits(),
-                               keep=None if keep_all else keep_for(self._need(options), self.weights, options.rerank),
-                               version_keys=version_keys(options.namespaces) if versions else None)
+        params = self._statement_params(query, qvec, options, filters, asked, keep_all=keep_all, versions=versions)
         keys = {c: filter_key(c, filters) for c in (Channel.VECTOR, Channel.FULLTEXT)}
         limits = {c: self.oversample.limit(key, options.seed_k) for c, key in keys.items()}
         read: tuple[int, ...] | None = None
@@ -230,6 +226,12 @@ class RetrievalService:
                 return candidates, scores, replace(asked, word_weights=tuple(row["word_weights"])), read
             for channel in short:
                 limits[channel] = min(limits[channel] * 4, MAX_OVERSAMPLE)
+
+    def _statement_params(self, query: str, qvec: list[float], options: SearchOptions, filters: dict[str, Any],
+                          asked: QueryContext, *, keep_all: bool, versions: bool) -> dict[str, Any]:
+        return search_params(query, qvec, options, filters, asked, self.weights, self.expansion, _walk_limits(),
+                             keep=None if keep_all else keep_for(self._need(options), self.weights, options.rerank),
+                             version_keys=version_keys(options.namespaces) if versions else None)
 
     async def candidate_pool(self, query: str, options: SearchOptions,
                              ) -> tuple[dict[str, Candidate], ChannelScores, QueryContext]:
