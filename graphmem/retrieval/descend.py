@@ -23,6 +23,12 @@ LEAD_SUMMARIES = 3
 """Summaries that lead down (the nearest to the query of those the search found)."""
 PER_SUMMARY = 3
 """Memories of its task each one brings (the nearest to the query that are no candidates yet)."""
+VARYING = ("sources", "exclude", "query_entities", "namespaces", "statuses", "kinds", "as_of", "after", "before",
+           "min_trust")
+"""The parameters whose size or nullness changes from one search to the next, passed in ONE map, ``$vary``: as for
+the search statement (``search_params.VARYING``), a new size bucket of a top-level list (the candidates to exclude,
+20 to 100; the summaries that lead; the query's entities) made Neo4j plan this statement again, 0.3-0.5 s on this
+machine."""
 
 
 def descended(rows: list[dict[str, Any]], known: Mapping[str, Candidate]) -> dict[str, Candidate]:
@@ -45,6 +51,16 @@ def descended(rows: list[dict[str, Any]], known: Mapping[str, Candidate]) -> dic
     return out
 
 
+def descend_params(leads: list[str], exclude: list[str], qvec: list[float], filters: dict[str, Any],
+                   asked: QueryContext) -> dict[str, Any]:
+    """The ``retrieval/descend`` parameters: the summaries that lead, the ids that are candidates already, the query
+    vector, the query's entities and the common filters; those in ``VARYING`` in the map ``vary``."""
+    params: dict[str, Any] = dict(sources=leads, summaries=LEAD_SUMMARIES, per_summary=PER_SUMMARY, exclude=exclude,
+                                  embedding=qvec, query_entities=list(asked.entities), **filters)
+    params["vary"] = {name: params.pop(name) for name in VARYING}
+    return params
+
+
 async def descend(store: Store, candidates: dict[str, Candidate], options: SearchOptions, qvec: list[float],
                   filters: dict[str, Any], asked: QueryContext) -> dict[str, Candidate]:
     """``candidates`` and what the summaries among them lead down to (unchanged with ``SummaryMode.HIDE``, and
@@ -52,11 +68,9 @@ async def descend(store: Store, candidates: dict[str, Candidate], options: Searc
     leads = [i for i, c in candidates.items() if c.summary]
     if options.summaries is SummaryMode.HIDE or not leads:
         return candidates
-    (row,) = await store.read("retrieval/descend", sources=leads, summaries=LEAD_SUMMARIES, per_summary=PER_SUMMARY,
-                              exclude=list(candidates), embedding=qvec, query_entities=list(asked.entities),
-                              **filters)
+    (row,) = await store.read("retrieval/descend", **descend_params(leads, list(candidates), qvec, filters, asked))
     found = descended(row["candidates"], candidates)
     return {**candidates, **found} if found else candidates
 
 
-__all__ = ["LEAD_SUMMARIES", "PER_SUMMARY", "descend", "descended"]
+__all__ = ["LEAD_SUMMARIES", "PER_SUMMARY", "VARYING", "descend", "descend_params", "descended"]

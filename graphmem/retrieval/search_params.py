@@ -63,4 +63,16 @@ def search_params(query: str, qvec: list[float], options: SearchOptions, filters
     return params
 
 
-__all__ = ["VARYING", "search_params"]
+def search_filters(options: SearchOptions, now: Any) -> dict[str, Any]:
+    """The filters every retrieval statement takes (the common ones: namespaces, statuses, kinds, now, as_of,
+    after, before, min_trust), from the search's options."""
+    statuses = [s.value for s in options.statuses]
+    if options.as_of is not None:  # history: what was valid then, whatever happened since (but deletes)
+        statuses = ["active", "superseded", "archived"]
+    return {"namespaces": list(options.namespaces), "statuses": statuses,
+            "kinds": [k.value for k in options.kinds] if options.kinds else None, "now": now,
+            "as_of": options.as_of, "after": options.created_after, "before": options.created_before,
+            "min_trust": options.min_trust}
+
+
+__all__ = ["VARYING", "search_filters", "search_params"]

@@ -23,7 +23,7 @@ from graphmem.retrieval.candidates import Candidate, ChannelScores, from_stateme
 from graphmem.retrieval.consensus import DEFAULT_CONFIG as DEFAULT_CONSENSUS
 from graphmem.retrieval.consensus import ConsensusConfig
 from graphmem.retrieval.consensus_stage import demote_dissent, pool_size
-from graphmem.retrieval.descend import descend
+from graphmem.retrieval.descend import descend, descend_params
 from graphmem.retrieval.expansion import Activation, ExpansionConfig
 from graphmem.retrieval.formula import FormulaWeights
 from graphmem.retrieval.fusion import fuse
@@ -31,7 +31,7 @@ from graphmem.retrieval.llm_rerank import LLMReranker, Reranker
 from graphmem.retrieval.oversample import MAX_OVERSAMPLE, Oversample, filter_key
 from graphmem.retrieval.query_vectors import QUERY_VECTORS, QueryVectors
 from graphmem.retrieval.ranking import QueryContext, keep_for, rank, weighed
-from graphmem.retrieval.search_params import search_params
+from graphmem.retrieval.search_params import search_filters, search_params
 from graphmem.retrieval.textquery import fulltext_query
 from graphmem.retrieval.timeparse import parse_time_range
 from graphmem.retrieval.types import (
@@ -141,14 +141,17 @@ class RetrievalService:
     async def prepare(self) -> None:
         """Run the search statement once before the first question needs its plan: on a freshly started Neo4j its
         planning takes 1-4 s, which the first search would wait for. Every later search reuses that plan, whatever
-        its question (``search_params.VARYING``). A read (a unit vector along the first axis) whose rows are
+        its question (``search_params.VARYING``). Likewise the descent from task summaries (``descend.VARYING``;
+        0.3-0.5 s), with no summary to lead. A read (a unit vector along the first axis) whose rows are
         dropped; an ``EXPLAIN`` would not do, as Neo4j caches its plan apart from the statement's."""
         options, now = SearchOptions(namespaces=("default",)), utcnow()
         axis = [1.0] + [0.0] * (self.embedder.dimension - 1)  # a zero vector has no cosine: the index refuses it
-        params = self._statement_params("a question", axis, options, self._filters(options, now),
-                                        self.query_context("a question", now), keep_all=False, versions=True)
+        filters = search_filters(options, now)
+        params = self._statement_params("a question", axis, options, filters, self.query_context("a question", now),
+                                        keep_all=False, versions=True)
         await self.store.read_row("retrieval/search", oversample=options.seed_k, fulltext_limit=options.seed_k,
                                   **params)
+        await self.store.read("retrieval/descend", **descend_params([], [], axis, filters, QueryContext()))
 
     def _record(self, response: SearchResponse) -> None:
         """A search is a use of what it put first (``ACCESS_TOP``), not of everything it returned."""
@@ -164,7 +167,7 @@ class RetrievalService:
         qvec = await self.vectors.get(query)
         t1 = time.perf_counter()
         timings["embed"] = (t1 - t0) * 1000
-        filters = self._filters(options, now)
+        filters = search_filters(options, now)
         asked = self.query_context(query, options.as_of or now)
         if options.hops <= 1 and self.one_statement and options.expansion_mode is ExpansionMode.SPREADING:
             candidates, channel_scores, asked, read = await self._graph(query, qvec, options, filters, asked,
@@ -242,7 +245,7 @@ class RetrievalService:
         qvec = await self.vectors.get(query)
         asked = self.query_context(query, options.as_of or now)
         options = options.model_copy(update={"hops": min(options.hops, 1)})
-        filters = self._filters(options, now)
+        filters = search_filters(options, now)
         if options.expansion_mode is ExpansionMode.PPR:
             candidates, scores = await self._stepwise(query, qvec, options, filters, asked, {})
             asked = weighed(asked, candidates)
@@ -276,16 +279,6 @@ class RetrievalService:
     def similarity(self, candidate: Candidate) -> float:
         """The formula's similarity term: the cosine, or what the path passed down from its seed if larger."""
         return max(candidate.cosine, self._inherited(candidate) if candidate.path else 0.0)
-
-    @staticmethod
-    def _filters(options: SearchOptions, now: Any) -> dict[str, Any]:
-        statuses = [s.value for s in options.statuses]
-        if options.as_of is not None:  # history: what was valid then, whatever happened since (but deletes)
-            statuses = ["active", "superseded", "archived"]
-        return {"namespaces": list(options.namespaces), "statuses": statuses,
-                "kinds": [k.value for k in options.kinds] if options.kinds else None, "now": now,
-                "as_of": options.as_of, "after": options.created_after, "before": options.created_before,
-                "min_trust": options.min_trust}
 
     async def _seeds(self, query: str, qvec: list[float], options: SearchOptions,
                      filters: dict[str, Any]) -> tuple[dict[Channel, dict[str, float]], dict[str, str]]:

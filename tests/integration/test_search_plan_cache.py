@@ -1,4 +1,5 @@
-"""One cached plan serves every search (real Neo4j): ``search_params.VARYING`` and ``RetrievalService.prepare``.
+"""One cached plan serves every search (real Neo4j): ``search_params.VARYING``, ``descend.VARYING`` and
+``RetrievalService.prepare``.
 
 ``CALL db.clearQueryCaches()`` says how many plans it cleared: the plans the statements run since the last clear
 left. Neo4j plans a statement again for each new size bucket of a top-level string or list parameter (first test,
@@ -7,12 +8,14 @@ a statement of the test's own), which for the 300-line search statement cost 1-2
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 import pytest
 
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import StoreUnavailableError
+from graphmem.models import MemoryDraft, MemoryKind, Task
 from graphmem.retrieval import RetrievalService, SearchOptions
 from graphmem.retrieval.types import Channel
 from graphmem.service import MemoryService
@@ -50,7 +53,7 @@ async def test_questions_of_every_shape_share_the_prepared_plan(service: MemoryS
     retrieval = RetrievalService(store, service.embedder, service.settings)
     await cleared(store)
     await retrieval.prepare()
-    assert await cleared(store) == 1, "prepare planned more than the search statement, or nothing"
+    assert await cleared(store) == 2, "prepare planned other than the search and descent statements"
     questions = [
         "camping",
         "Where has Melanie camped?",
@@ -70,7 +73,36 @@ async def test_questions_of_every_shape_share_the_prepared_plan(service: MemoryS
             found += len((await retrieval.search(question, opts)).results)
             plans[(question[:24], n)] = await cleared(store)
     assert found > 0
-    assert set(plans.values()) == {1}, f"searches that made a plan of their own: {plans}"
+    assert set(plans.values()) == {2}, f"searches that made a plan of their own: {plans}"
+
+
+async def test_descents_from_summaries_share_the_prepared_plan(service: MemoryService, store: Store,
+                                                               namespace: str) -> None:
+    """A search that finds a task summary runs ``retrieval/descend`` too: with leads, candidates to exclude and
+    filters of every size, still the two prepared plans."""
+    for n in range(3):
+        task = await service.tasks.start(Task(namespace=namespace, title=f"session {n}"))
+        for line in ("Melanie: We booked the flights to Portugal!", "Caroline: Which airline did you pick?",
+                     f"Melanie: The cheap one, with {n + 1} stopovers."):
+            await service.write_memories([MemoryDraft(namespace=namespace, kind=MemoryKind.EPISODIC, content=line,
+                                                      task_id=task.id)])
+        await service.write_memories([MemoryDraft(namespace=namespace, kind=MemoryKind.EPISODIC, summary_of=task.id,
+                                                  content=f"Melanie told Caroline about her trip to Portugal ({n}).")])
+    retrieval = RetrievalService(store, service.embedder, service.settings)
+    options = [SearchOptions(namespaces=(namespace,), k=2, seed_k=2, hops=0),
+               SearchOptions(namespaces=(namespace, "shared"), k=10, min_trust=0.2, kinds=(MemoryKind.EPISODIC,)),
+               SearchOptions(namespaces=(namespace,), k=5, created_after=datetime(2020, 1, 1, tzinfo=UTC))]
+    plans: list[int] = []
+    descended = 0
+    for question in ("Portugal", "What did Melanie say about her trip to Portugal and the flights she booked?"):
+        for opts in options:
+            await cleared(store)
+            await retrieval.prepare()
+            found = await retrieval.search(question, opts)
+            descended += sum(1 for r in found.results if r.path[:1] and r.path[0].type == "FROM_TASK")
+            plans.append(await cleared(store))
+    assert descended > 0, "no search descended from a summary"
+    assert set(plans) == {2}, f"searches that made a plan of their own: {plans}"
 
 
 SEARCH = 'query($ns: String!) { search(query: "kettle", namespaces: [$ns]) { results { memory { id } } } }'

@@ -20,6 +20,7 @@ from graphmem.retrieval.formula import FormulaWeights
 from graphmem.retrieval.fusion import fuse
 from graphmem.retrieval.oversample import Oversample
 from graphmem.retrieval.ranking import QueryContext, keep_for, weighed
+from graphmem.retrieval.search_params import search_filters
 from graphmem.retrieval.service import FANOUT
 from graphmem.retrieval.types import Fusion
 from graphmem.service import MemoryService
@@ -98,7 +99,7 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
     compared = asking = saying = 0
     for query in QUERIES:
         qvec = service.embedder.embed_query(query)
-        filters = one._filters(options, utcnow())
+        filters = search_filters(options, utcnow())
         for _ in range(5):  # Lucene may merge away deleted documents between two reads, rescaling BM25 scores:
             before, _ = await steps._seeds(query, qvec, options, filters)  # compare only reads with stable stats
             got, got_scores, _, _ = await one._graph(query, qvec, options, filters, keep_all=True)

@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 
 from graphmem.models import MemoryKind
+from graphmem.retrieval.descend import VARYING as DESCEND_VARYING
+from graphmem.retrieval.descend import descend_params
 from graphmem.retrieval.expansion import ExpansionConfig
 from graphmem.retrieval.formula import FormulaWeights
-from graphmem.retrieval.search_params import VARYING, search_params
+from graphmem.retrieval.search_params import VARYING, search_filters, search_params
 from graphmem.retrieval.service import RetrievalService, _walk_limits
 from graphmem.retrieval.types import SearchOptions
 
@@ -44,7 +46,7 @@ def plan_key(params: dict[str, Any]) -> dict[str, tuple[str, int | None]]:
 def params_for(query: str, options: SearchOptions, *, keep: int | None = 12,
                version_keys: list[str] | None = None) -> dict[str, Any]:
     asked = RetrievalService.query_context(query, NOW)
-    filters = RetrievalService._filters(options, NOW)
+    filters = search_filters(options, NOW)
     return search_params(query, [0.1] * 384, options, filters, asked, FormulaWeights(), ExpansionConfig(),
                          _walk_limits(), keep=keep, version_keys=version_keys)
 
@@ -90,3 +92,18 @@ def test_the_model_of_the_key_tells_sizes_apart(query: str) -> None:
     words = {q: plan_key({"w": list(params_for(q, options)["vary"]["query_words"])})["w"] for q in QUESTIONS}
     assert len(set(words.values())) > 1
     assert words[query] == ("list", bucket(len(params_for(query, options)["vary"]["query_words"])))
+
+
+def test_descents_of_every_shape_share_one_key() -> None:
+    """``retrieval/descend``: the leads, the candidates to exclude, the query's entities and the filters vary."""
+    plain = SearchOptions(namespaces=("ns",))
+    filtered = SearchOptions(namespaces=("a", "b", "shared"), kinds=(MemoryKind.EPISODIC,), as_of=NOW,
+                             created_after=NOW, created_before=NOW, min_trust=0.5)
+    shapes = [([], [], "camping", plain), (["s1"], ["m"] * 12, "Where has Melanie camped?", plain),
+              (["s1", "s2", "s3"], ["m"] * 150, QUESTIONS[2], filtered)]
+    keys = [plan_key(descend_params(leads, exclude, [0.1] * 384, search_filters(options, NOW),
+                                    RetrievalService.query_context(query, NOW)))
+            for leads, exclude, query, options in shapes]
+    assert all(k == keys[0] for k in keys[1:]), keys
+    assert set(descend_params(["s1"], [], [0.1] * 384, search_filters(plain, NOW),
+                              RetrievalService.query_context("camping", NOW))["vary"]) == set(DESCEND_VARYING)
