@@ -1,17 +1,20 @@
 // Seed channel "fulltext": BM25 over content and tags.
-// Parameters: $index, $query (escaped Lucene), $oversample, $limit, and the common filters.
-// Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null),
-// $min_trust (a memory trusted less, its null trust counting 1, is neither a seed nor walked to).
+// Parameters: $index, $vary.query (escaped Lucene), $oversample, $limit, and the common filters.
+// Filters: $vary.namespaces, $vary.statuses, $vary.kinds (list or null), $now, $vary.as_of, $vary.after,
+// $vary.before (datetimes or null),
+// $vary.min_trust (a memory trusted less, its null trust counting 1, is neither a seed nor walked to).
+// Those whose size or nullness varies from one search to the next are fields of ONE map, $vary, so that one
+// cached plan serves every search (graphmem/retrieval/search_params.py, in_map).
 // Returns: id, key (element id, for the expansion), score (BM25).
-CALL db.index.fulltext.queryNodes($index, $query, {limit: $oversample}) YIELD node AS m, score
-WHERE m.namespace IN $namespaces AND m.status IN $statuses
-  AND ($kinds IS NULL OR m.kind IN $kinds)
+CALL db.index.fulltext.queryNodes($index, $vary.query, {limit: $oversample}) YIELD node AS m, score
+WHERE m.namespace IN $vary.namespaces AND m.status IN $vary.statuses
+  AND ($vary.kinds IS NULL OR m.kind IN $vary.kinds)
   AND (m.expires_at IS NULL OR m.expires_at > $now)
-  AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
-                          AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
-  AND ($after IS NULL OR m.created_at >= $after)
-  AND ($before IS NULL OR m.created_at < $before)
-  AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust)
+  AND ($vary.as_of IS NULL OR (m.created_at <= $vary.as_of AND coalesce(m.valid_from, m.created_at) <= $vary.as_of
+                          AND (m.valid_until IS NULL OR m.valid_until > $vary.as_of)))
+  AND ($vary.after IS NULL OR m.created_at >= $vary.after)
+  AND ($vary.before IS NULL OR m.created_at < $vary.before)
+  AND ($vary.min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $vary.min_trust)
 RETURN m.id AS id, elementId(m) AS key, score
 ORDER BY score DESC, m.id
 LIMIT $limit

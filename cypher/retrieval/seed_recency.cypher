@@ -1,7 +1,10 @@
 // Seed channel "recency": the newest memories.
 // Parameters: $limit, and the common filters.
-// Filters: $namespaces, $statuses, $kinds (list or null), $now, $as_of, $after, $before (datetimes or null),
-// $min_trust (a memory trusted less, its null trust counting 1, is neither a seed nor walked to).
+// Filters: $vary.namespaces, $vary.statuses, $vary.kinds (list or null), $now, $vary.as_of, $vary.after,
+// $vary.before (datetimes or null),
+// $vary.min_trust (a memory trusted less, its null trust counting 1, is neither a seed nor walked to).
+// Those whose size or nullness varies from one search to the next are fields of ONE map, $vary, so that one
+// cached plan serves every search (graphmem/retrieval/search_params.py, in_map).
 // Returns: id, key (element id, for the expansion), score (created_at as epoch seconds).
 // Per namespace, the index memory_namespace_created_at is read newest first and stops after $limit matches
 // (the hint and `created_at IS NOT NULL`, true of every memory, keep the planner off memory_namespace, which it
@@ -9,17 +12,17 @@
 // Needs schema step 014.
 // Expiry is tested without OR (`coalesce(expires_at > $now, true)`): the planner splits such an OR into a union
 // of two index reads, which loses the index order.
-UNWIND $namespaces AS ns
+UNWIND $vary.namespaces AS ns
 CALL (ns) {
   MATCH (m:Memory) USING INDEX m:Memory(namespace, created_at)
-  WHERE m.namespace = ns AND m.created_at IS NOT NULL AND m.status IN $statuses
-    AND ($kinds IS NULL OR m.kind IN $kinds)
+  WHERE m.namespace = ns AND m.created_at IS NOT NULL AND m.status IN $vary.statuses
+    AND ($vary.kinds IS NULL OR m.kind IN $vary.kinds)
     AND coalesce(m.expires_at > $now, true)
-    AND ($as_of IS NULL OR (m.created_at <= $as_of AND coalesce(m.valid_from, m.created_at) <= $as_of
-                            AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
-    AND ($after IS NULL OR m.created_at >= $after)
-    AND ($before IS NULL OR m.created_at < $before)
-    AND ($min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $min_trust)
+    AND ($vary.as_of IS NULL OR (m.created_at <= $vary.as_of AND coalesce(m.valid_from, m.created_at) <= $vary.as_of
+                            AND (m.valid_until IS NULL OR m.valid_until > $vary.as_of)))
+    AND ($vary.after IS NULL OR m.created_at >= $vary.after)
+    AND ($vary.before IS NULL OR m.created_at < $vary.before)
+    AND ($vary.min_trust = 0.0 OR coalesce(m.trust, 1.0) >= $vary.min_trust)
   RETURN m
   ORDER BY m.namespace DESC, m.created_at DESC
   LIMIT $limit

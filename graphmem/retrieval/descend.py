@@ -17,14 +17,14 @@ from typing import Any
 from graphmem.retrieval.candidates import Candidate, cosine, graph_fields, memory_data
 from graphmem.retrieval.ranking import QueryContext
 from graphmem.retrieval.types import PathStep, SearchOptions, SummaryMode
+from graphmem.retrieval.vary import FILTERS, in_map
 from graphmem.store import Store
 
 LEAD_SUMMARIES = 3
 """Summaries that lead down (the nearest to the query of those the search found)."""
 PER_SUMMARY = 3
 """Memories of its task each one brings (the nearest to the query that are no candidates yet)."""
-VARYING = ("sources", "exclude", "query_entities", "namespaces", "statuses", "kinds", "as_of", "after", "before",
-           "min_trust")
+VARYING = ("sources", "exclude", "query_entities", *FILTERS)
 """The parameters whose size or nullness changes from one search to the next, passed in ONE map, ``$vary``: as for
 the search statement (``search_params.VARYING``), a new size bucket of a top-level list (the candidates to exclude,
 20 to 100; the summaries that lead; the query's entities) made Neo4j plan this statement again, 0.3-0.5 s on this
@@ -55,10 +55,8 @@ def descend_params(leads: list[str], exclude: list[str], qvec: list[float], filt
                    asked: QueryContext) -> dict[str, Any]:
     """The ``retrieval/descend`` parameters: the summaries that lead, the ids that are candidates already, the query
     vector, the query's entities and the common filters; those in ``VARYING`` in the map ``vary``."""
-    params: dict[str, Any] = dict(sources=leads, summaries=LEAD_SUMMARIES, per_summary=PER_SUMMARY, exclude=exclude,
-                                  embedding=qvec, query_entities=list(asked.entities), **filters)
-    params["vary"] = {name: params.pop(name) for name in VARYING}
-    return params
+    return in_map(VARYING, sources=leads, summaries=LEAD_SUMMARIES, per_summary=PER_SUMMARY, exclude=exclude,
+                  embedding=qvec, query_entities=list(asked.entities), **filters)
 
 
 async def descend(store: Store, candidates: dict[str, Candidate], options: SearchOptions, qvec: list[float],

@@ -13,6 +13,7 @@ from graphmem.retrieval.fusion import RRF_K
 from graphmem.retrieval.ranking import QueryContext
 from graphmem.retrieval.textquery import fulltext_query
 from graphmem.retrieval.types import RerankMode, SearchOptions
+from graphmem.retrieval.vary import in_map
 from graphmem.retrieval.walk import WalkLimits
 from graphmem.retrieval.wordmatch import WORD_BREAKS
 from graphmem.store.store import FULLTEXT_INDEX, VECTOR_INDEX
@@ -39,7 +40,7 @@ def search_params(query: str, qvec: list[float], options: SearchOptions, filters
     which the caller sets per run. ``keep``: the candidates returned (None: all); ``version_keys``: the namespace
     version counters to read first (None: none). Those in ``VARYING`` are in the map ``vary``."""
     w = weights
-    params = dict(
+    params: dict[str, Any] = dict(
         channels=[c.value for c in options.channels],
         channel_weights={c.value: cw for c, cw in options.channel_weights.items()},
         fusion=options.fusion.value, rrf_k=RRF_K, seed_k=options.seed_k,
@@ -59,8 +60,7 @@ def search_params(query: str, qvec: list[float], options: SearchOptions, filters
         w_recency=w.recency, w_frequency=w.frequency, w_confidence=w.confidence,
         half_life_days=w.half_life_days, frequency_cap=w.frequency_cap,
         default_confidence=_CONFIDENCE, keep=keep, version_keys=version_keys, **filters)
-    params["vary"] = {name: params.pop(name) for name in VARYING}
-    return params
+    return in_map(VARYING, **params)
 
 
 def search_filters(options: SearchOptions, now: Any) -> dict[str, Any]:

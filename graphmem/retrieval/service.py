@@ -42,6 +42,7 @@ from graphmem.retrieval.types import (
     SearchResponse,
     SearchResult,
 )
+from graphmem.retrieval.vary import FILTERS, in_map
 from graphmem.retrieval.walk import WalkLimits, expand
 from graphmem.retrieval.wordmatch import query_words
 from graphmem.store import Store
@@ -293,9 +294,10 @@ class RetrievalService:
                 if escaped:
                     calls[channel] = self._fulltext_seeds(escaped, limit, filters)
             elif channel is Channel.RECENCY:
-                calls[channel] = self.store.read("retrieval/seed_recency", limit=limit, **filters)
+                calls[channel] = self.store.read("retrieval/seed_recency", **in_map(FILTERS, limit=limit, **filters))
             elif channel is Channel.POPULARITY:
-                calls[channel] = self.store.read("retrieval/seed_popularity", limit=limit, **filters)
+                calls[channel] = self.store.read("retrieval/seed_popularity",
+                                                 **in_map(FILTERS, limit=limit, **filters))
         rows = await asyncio.gather(*calls.values())
         keys = {r["id"]: r["key"] for result in rows for r in result}
         return {c: {r["id"]: float(r["score"]) for r in result} for c, result in zip(calls, rows, strict=True)}, keys
@@ -304,8 +306,9 @@ class RetrievalService:
         """Like ``_vector_seeds``: ask for 4x more (up to MAX_OVERSAMPLE) while the filters leave too few."""
         oversample = self.oversample.limit(filter_key(Channel.FULLTEXT, filters), limit)
         while True:
-            rows = await self.store.read("retrieval/seed_fulltext", index=FULLTEXT_INDEX, query=escaped,
-                                         oversample=oversample, limit=limit, **filters)
+            rows = await self.store.read("retrieval/seed_fulltext", **in_map(
+                ("query", *FILTERS), index=FULLTEXT_INDEX, query=escaped, oversample=oversample, limit=limit,
+                **filters))
             if len(rows) >= limit or oversample >= MAX_OVERSAMPLE:
                 return rows
             oversample = min(oversample * 4, MAX_OVERSAMPLE)
@@ -317,8 +320,8 @@ class RetrievalService:
         oversample = self.oversample.limit(filter_key(Channel.VECTOR, filters), limit)
         available: int | None = None
         while True:
-            rows = await self.store.read("retrieval/seed_vector", index=VECTOR_INDEX, embedding=qvec,
-                                         oversample=oversample, limit=limit, **filters)
+            rows = await self.store.read("retrieval/seed_vector", **in_map(
+                FILTERS, index=VECTOR_INDEX, embedding=qvec, oversample=oversample, limit=limit, **filters))
             if len(rows) >= limit or oversample >= MAX_OVERSAMPLE:
                 return rows
             if available is None:
@@ -343,8 +346,9 @@ class RetrievalService:
         expanded = sorted(((a.value, keys[k]) for k, a in state.items() if k in keys and keys[k] not in seeds),
                           reverse=True)[: options.expand_limit]
         ids = list(seeds) + [i for _, i in expanded]
-        (row,) = await self.store.read("retrieval/candidates", ids=ids, namespaces=list(options.namespaces),
-                                       embedding=qvec, query_entities=list(asked.entities))
+        (row,) = await self.store.read("retrieval/candidates", **in_map(
+            ("ids", "namespaces", "query_entities"), ids=ids, namespaces=list(options.namespaces), embedding=qvec,
+            query_entities=list(asked.entities)))
         return from_steps(row["candidates"], seeds, state, keys, vector)
 
     async def _rank(self, query: str, candidates: dict[str, Candidate], channel_scores: ChannelScores,

@@ -16,6 +16,7 @@ from typing import Any
 from graphmem.retrieval.expansion import Activation, Edge, ExpansionConfig, seed_state, spread_hop
 from graphmem.retrieval.ppr import personalised_pagerank
 from graphmem.retrieval.types import ExpansionMode, SearchOptions
+from graphmem.retrieval.vary import FILTERS, in_map
 from graphmem.store import Store
 
 
@@ -84,8 +85,10 @@ async def step(store: Store, frontier: Mapping[str, float], done: Walk, config: 
     """One walk step from the ``limit`` strongest frontier nodes, ``fanout`` edges each; records memory keys,
     degrees and the edges as it goes; returns what each node received."""
     top = dict(sorted(frontier.items(), key=lambda kv: (-kv[1], kv[0]))[:limit])
-    (row,) = await store.read("retrieval/expand_hop", frontier=list(top), types=list(limits.types),
-                              type_weights=dict(config.type_weights), fanout=fanout, **filters)
+    (row,) = await store.read("retrieval/expand_hop", **in_map(("frontier", *FILTERS), frontier=list(top),
+                                                               types=list(limits.types),
+                                                               type_weights=dict(config.type_weights),
+                                                               fanout=fanout, **filters))
     walks = []
     for node in row["nodes"]:
         here, here_id = node["key"], node["id"]

@@ -12,6 +12,7 @@ from graphmem.errors import ValidationError
 from graphmem.models import MemoryDraft, MemoryKind, MemoryStatus, Relation, RelationType, utcnow
 from graphmem.retrieval import Channel, RerankMode, RetrievalService, SearchOptions
 from graphmem.retrieval.access import AccessRecorder
+from graphmem.retrieval.vary import FILTERS, in_map
 from graphmem.service import MemoryService
 from graphmem.store import Step, Store
 
@@ -260,8 +261,8 @@ async def test_recency_and_popularity_seeds_merge_namespaces_newest_and_most_use
 async def test_recency_and_popularity_seeds_read_an_index_in_order(store: Store, name: str, index: str,
                                                                    stop: str) -> None:
     """Not a sort of every memory of the namespace: the composite index is read in order and stops early."""
-    params = {"namespaces": ["a", "b"], "statuses": ["active"], "kinds": None, "now": utcnow(), "as_of": None,
-              "after": None, "before": None, "min_trust": 0.0, "limit": 30}
+    params = in_map(FILTERS, namespaces=["a", "b"], statuses=["active"], kinds=None, now=utcnow(), as_of=None,
+                    after=None, before=None, min_trust=0.0, limit=30)
     async with store.driver.session(database=store.database) as session:
         summary = await (await session.run("EXPLAIN " + store.cypher(name), params)).consume()
     operators = plan_operators(summary.plan or {})

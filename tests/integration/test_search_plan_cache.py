@@ -8,7 +8,9 @@ a statement of the test's own), which for the 300-line search statement cost 1-2
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -17,7 +19,7 @@ from graphmem.embed import Embedder
 from graphmem.errors import StoreUnavailableError
 from graphmem.models import MemoryDraft, MemoryKind, Task
 from graphmem.retrieval import RetrievalService, SearchOptions
-from graphmem.retrieval.types import Channel
+from graphmem.retrieval.types import Channel, ExpansionMode
 from graphmem.service import MemoryService
 from graphmem.store import Store
 from tests.integration.api_support import open_api
@@ -103,6 +105,50 @@ async def test_descents_from_summaries_share_the_prepared_plan(service: MemorySe
             plans.append(await cleared(store))
     assert descended > 0, "no search descended from a summary"
     assert set(plans) == {2}, f"searches that made a plan of their own: {plans}"
+
+
+@pytest.mark.parametrize("mode", [{"expansion_mode": ExpansionMode.PPR}, {"hops": 2}], ids=["ppr", "two-hops"])
+async def test_stepwise_searches_of_every_shape_share_plans(service: MemoryService, store: Store, namespace: str,
+                                                            mode: dict[str, Any],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stepwise path (personalised PageRank, more than one hop) runs a statement per stage: seeds per channel,
+    each walk step, the candidates. A search of a new shape after a reference search adds no plan: as many plans
+    as distinct statements the two ran (``vary.in_map``)."""
+    await write(service, namespace, "Melanie camped at the beach with her kids in July 2023.",
+                "Caroline went to an LGBTQ support group last May.", "Jon flew to Paris for a conference.",
+                "Melanie: the kids loved the camping trip, we roasted marshmallows.")
+    retrieval = RetrievalService(store, service.embedder, service.settings)
+    ran: set[str] = set()
+    read, read_row = store.read, store.read_row
+
+    def spied(name: str, /, **params: Any) -> Awaitable[list[dict[str, Any]]]:
+        ran.add(name)
+        return read(name, **params)
+
+    def spied_row(name: str, /, **params: Any) -> Awaitable[dict[str, Any]]:
+        ran.add(name)
+        return read_row(name, **params)
+
+    monkeypatch.setattr(store, "read", spied)
+    monkeypatch.setattr(store, "read_row", spied_row)
+    channels = (Channel.VECTOR, Channel.FULLTEXT, Channel.RECENCY, Channel.POPULARITY)
+    reference = SearchOptions(namespaces=(namespace,), k=5, channels=channels, **mode)
+    shapes = [("camping", reference),
+              ("What did Caroline say about the LGBTQ support group she went to last May with her friends, her "
+               "family and her mentors, and about the adoption agencies she researched in 2023?", reference),
+              ("Where has Melanie camped?", reference.model_copy(update={
+                  "namespaces": (namespace, "shared", "other"), "kinds": (MemoryKind.EPISODIC,), "min_trust": 0.2,
+                  "created_after": datetime(2020, 1, 1, tzinfo=UTC), "k": 10, "seed_k": 3}))]
+    extra: dict[str, tuple[int, int]] = {}
+    for question, options in shapes:
+        await cleared(store)
+        ran.clear()
+        await retrieval.search("When did Jon fly to Paris?", reference)
+        await retrieval.search(question, options)
+        plans = await cleared(store)
+        extra[question[:24]] = (plans, len(ran))
+    assert all(plans == statements for plans, statements in extra.values()), f"(plans, statements): {extra}"
+    assert all(statements >= 4 for _, statements in extra.values()), extra
 
 
 SEARCH = 'query($ns: String!) { search(query: "kettle", namespaces: [$ns]) { results { memory { id } } } }'
