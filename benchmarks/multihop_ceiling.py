@@ -12,6 +12,9 @@ the default search (``benchmarks.fit_ranking.collect``, the turns+facts corpus),
   before provenance folding; ``delta`` chosen by leave-one-conversation-out on recall@10 of all categories;
 - ``learned``: a logistic regression over the pool features (similarity and its gap to the best, fused, text,
   length, asking, said, graph activation, in time, entity share, seed, turns reached), leave-one-conversation-out;
+- ``boosted``: gradient-boosted trees over those features and the formula's own score and ranks, the answer-type
+  flag and the candidate's task (its best similarity, the gap to it, its candidates), leave-one-conversation-out
+  (a non-linear learner stacked on the formula: what the linear weights cannot express);
 - ``linear_ceiling``: the formula's weights fitted by coordinate ascent on the category-1 questions themselves, all
   five conversations (in-sample: an upper bound for any weighting of these features, not a result);
 - ``mmr``, ``soft_words`` and ``e5_mix`` (``benchmarks/multihop_rerank.py``): maximal marginal relevance over the
@@ -28,11 +31,13 @@ import asyncio
 import json
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from statistics import fmean
 from typing import Any
 
 import numpy as np
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 
 from benchmarks import multihop_rerank
@@ -44,6 +49,7 @@ from graphmem.eval.fit import (
     PoolItem,
     PoolQuestion,
     Reach,
+    base_score,
     coordinate_ascent,
     finished,
     ranked,
@@ -89,19 +95,40 @@ def features(q: PoolQuestion) -> np.ndarray[Any, np.dtype[np.float64]]:
     return np.array([row(i) for i in q.pool], dtype=np.float64)
 
 
-def learned_orders(questions: Sequence[PoolQuestion], reach: Reach) -> dict[int, list[str]]:
-    """Each question's pool ordered by a logistic regression trained on the other conversations' pools."""
-    data = [features(q) for q in questions]
+def stacked(q: PoolQuestion, w: FormulaWeights) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """``features`` and the formula's score, its gap to the best and its rank, the similarity's rank, the answer
+    flag, and per candidate its task's best similarity, its gap to it and the task's candidates."""
+    score = np.array([base_score(i, w) for i in q.pool])
+    sims = np.array([i.similarity for i in q.pool])
+    best: dict[str | None, float] = {}
+    count: dict[str | None, int] = {}
+    for i in q.pool:
+        best[i.task] = max(best.get(i.task, 0.0), i.similarity)
+        count[i.task] = count.get(i.task, 0) + 1
+    extra = [[score[j], score[j] - score.max(), rank_s, rank_v, float(i.answer), best[i.task],
+              i.similarity - best[i.task], count[i.task]]
+             for j, (i, rank_s, rank_v) in enumerate(zip(q.pool, (-score).argsort().argsort(),
+                                                         (-sims).argsort().argsort(), strict=True))]
+    return np.hstack([features(q), np.array(extra, dtype=np.float64)])
+
+
+def pooled_orders(questions: Sequence[PoolQuestion], reach: Reach, boosted: bool) -> dict[int, list[str]]:
+    """Each question's pool ordered by a model trained on the other conversations' pools: a logistic regression
+    over ``features``, or gradient-boosted trees over ``stacked``."""
+    w = FormulaWeights()
+    data = [(stacked(q, w) if boosted else features(q)) if q.pool else np.zeros((0, 1)) for q in questions]
     labels = [np.array([1 if set(reach.get(i.id, ())) & q.gold else 0 for i in q.pool]) for q in questions]
     orders: dict[int, list[str]] = {}
     for held in sorted({q.conversation for q in questions}):
         train = [n for n, q in enumerate(questions) if q.conversation != held and len(q.pool)]
-        model = LogisticRegression(max_iter=2000).fit(np.vstack([data[n] for n in train]),
-                                                      np.concatenate([labels[n] for n in train]))
+        x, y = np.vstack([data[n] for n in train]), np.concatenate([labels[n] for n in train])
+        model = (HistGradientBoostingClassifier(max_iter=100, learning_rate=0.05, max_leaf_nodes=15,
+                                                min_samples_leaf=40, random_state=0).fit(x, y)
+                 if boosted else LogisticRegression(max_iter=2000).fit(x, y))
         for n, q in enumerate(questions):
             if q.conversation == held and len(q.pool):
                 p = model.predict_proba(data[n])[:, 1]
-                order = [q.pool[j].id for j in np.argsort(-p, kind="stable")]
+                order = [q.pool[j].id for j in np.argsort(-p, kind="stable") if not q.pool[j].summary]
                 orders[n] = fold_covered(order, {i.id: i.turns for i in q.pool})[0]
     return orders
 
@@ -113,7 +140,7 @@ def report(questions: list[PoolQuestion], reach: Reach) -> dict[str, Any]:
         "default_recall@50": by_category(questions, lambda q: ranked(q, w, 20, need=50), reach, 50),
         "pool": by_category(questions, lambda q: [i.id for i in q.pool], reach, 10**6),
     }
-    sweep = {d: by_category(questions, lambda q, d=d: diversified(q, w, d), reach) for d in DELTAS}
+    sweep = {d: by_category(questions, partial(diversified, w=w, delta=d), reach) for d in DELTAS}
     out["diversity_sweep_in_sample"] = {str(d): v for d, v in sweep.items()}
     folds, held_orders = [], {}
     for held in sorted({q.conversation for q in questions}):
@@ -123,9 +150,13 @@ def report(questions: list[PoolQuestion], reach: Reach) -> dict[str, Any]:
         folds.append({"held_out": held, "delta": delta})
         held_orders.update({id(q): diversified(q, w, delta) for q in questions if q.conversation == held})
     out["diversity_cv"] = {"folds": folds, "recall@10": by_category(questions, lambda q: held_orders[id(q)], reach)}
-    learned = learned_orders(questions, reach)
     index = {id(q): n for n, q in enumerate(questions)}
-    out["learned_cv"] = by_category(questions, lambda q: learned.get(index[id(q)], []), reach)
+    for key, boosted in (("learned_cv", False), ("boosted_cv", True)):
+        orders = pooled_orders(questions, reach, boosted)
+
+        def pooled(q: PoolQuestion, orders: dict[int, list[str]] = orders) -> list[str]:
+            return orders.get(index[id(q)], [])
+        out[key] = by_category(questions, pooled, reach)
     multi = [q for q in questions if q.category == 1]
     values = {**VALUES, "similarity": (0.3, 0.6, 1.0, 1.5, 2.0)}
     fitted, _ = coordinate_ascent(multi, w, values, reach, 10)
@@ -161,6 +192,7 @@ def main() -> None:
         print(f"{key:>18}: {figures[key]}")
     print(f"{'diversity cv':>18}: {figures['diversity_cv']['recall@10']} {figures['diversity_cv']['folds']}")
     print(f"{'learned cv':>18}: {figures['learned_cv']}")
+    print(f"{'boosted cv':>18}: {figures['boosted_cv']}")
     print(f"{'linear ceiling':>18}: {figures['linear_ceiling_in_sample']['recall@10']} (in-sample, category 1)")
     for key in ("mmr", "soft_words", "e5_mix"):
         print(f"{key + ' cv':>18}: {figures[key]['held_out']} {[f['chosen'] for f in figures[key]['folds']]}")
