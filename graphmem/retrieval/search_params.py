@@ -13,7 +13,7 @@ from graphmem.retrieval.fusion import RRF_K
 from graphmem.retrieval.ranking import QueryContext
 from graphmem.retrieval.textquery import fulltext_query
 from graphmem.retrieval.types import RerankMode, SearchOptions
-from graphmem.retrieval.vary import in_map
+from graphmem.retrieval.vary import FILTERS, in_map
 from graphmem.retrieval.walk import WalkLimits
 from graphmem.retrieval.wordmatch import WORD_BREAKS
 from graphmem.store.store import FULLTEXT_INDEX, VECTOR_INDEX
@@ -21,7 +21,7 @@ from graphmem.store.store import FULLTEXT_INDEX, VECTOR_INDEX
 _CONFIDENCE = float(Memory.model_fields["confidence"].default)
 
 VARYING = ("fulltext_query", "query_words", "query_entities", "time_from", "time_to", "version_keys", "keep",
-           "channels", "namespaces", "statuses", "kinds", "as_of", "after", "before", "min_trust")
+           "channels", *FILTERS)
 """The parameters whose size or nullness changes from one search to the next, passed in ONE map, ``$vary``.
 
 Neo4j keys a cached plan on the statement's text and on each top-level parameter's type, and for a string or a list
