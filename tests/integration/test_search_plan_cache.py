@@ -49,7 +49,7 @@ async def test_neo4j_plans_again_for_each_size_bucket(store: Store) -> None:
 async def test_questions_of_every_shape_share_the_prepared_plan(service: MemoryService, store: Store,
                                                                 namespace: str) -> None:
     """Per question and options: clear, prepare, search; one plan means the search reused the prepared one.
-    (Cleared each time: Neo4j may plan a statement again once its plan is 10 s old and the data changed.)"""
+    (Cleared each time: at a statement's 11th run Neo4j compiles its plan's expressions, a second cache entry.)"""
     await write(service, namespace, "Melanie camped at the beach with her kids in July 2023.",
                 "Caroline went to an LGBTQ support group last May.", "Jon flew to Paris for a conference.")
     retrieval = RetrievalService(store, service.embedder, service.settings)
