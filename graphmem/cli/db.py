@@ -93,3 +93,25 @@ def db_rebuild_graph(namespaces: tuple[str, ...], page: int) -> None:
         click.echo(report.line())
 
     asyncio.run(run())
+
+
+@db.command("wipe-namespace")
+@click.argument("namespace")
+@click.option("--yes", is_flag=True, help="Confirm: without it nothing is deleted.")
+def db_wipe_namespace(namespace: str, yes: bool) -> None:
+    """Delete every node of NAMESPACE (memories, entities, tasks, turns) with its edges, for data better imported
+    again than kept (a namespace written under a signing key no longer listed: `graphmem integrity check`). It
+    cannot be undone: `graphmem export NAMESPACE` first keeps a copy."""
+    from graphmem.service.wipe import wipe_namespace
+    from graphmem.store import Store
+
+    if not namespace.strip() or namespace == "*":
+        raise click.BadParameter("name one namespace", param_hint="NAMESPACE")
+    if not yes:
+        raise click.UsageError(f"this deletes every memory of {namespace!r} and cannot be undone: pass --yes")
+
+    async def run() -> int:
+        async with Store.connect(Settings()) as store:
+            return await wipe_namespace(store, namespace)
+
+    click.echo(f"{namespace}: {asyncio.run(run())} nodes deleted")

@@ -24,7 +24,7 @@ def import_locomo(path: str, samples: tuple[str, ...], batch: int) -> None:
     from tqdm import tqdm
 
     from graphmem.importers.locomo import load_locomo, plan_locomo
-    from graphmem.importers.runner import plan_units, run_plan
+    from graphmem.importers.runner import plan_units, run_plan, unverified_hint
     from graphmem.service.factory import open_service
 
     chosen = [s for s in load_locomo(path) if not samples or s.sample_id in samples]
@@ -36,6 +36,11 @@ def import_locomo(path: str, samples: tuple[str, ...], batch: int) -> None:
                 reports = [await run_plan(service, p, batch_size=batch, progress=bar.update) for p in plans]
         for report in reports:
             click.echo(report.line())
+        hidden = [r for r in reports if r.unverified]
+        for report in hidden:
+            click.echo(unverified_hint(report.namespace, report.unverified), err=True)
+        if hidden:
+            raise SystemExit(1)
 
     asyncio.run(run())
 

@@ -10,11 +10,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from graphmem.errors import ConfigError
 from graphmem.eval.locomo_modes import Mode
 from graphmem.eval.locomo_questions import Question
 from graphmem.eval.metrics import QuestionScore
 from graphmem.importers.plan import ImportPlan
-from graphmem.importers.runner import run_plan
+from graphmem.importers.runner import run_plan, unverified, unverified_hint
 from graphmem.retrieval.types import SearchOptions, SearchResponse
 from graphmem.service import MemoryService
 from graphmem.store import Store
@@ -41,8 +42,13 @@ async def ensure_imported(service: MemoryService, plan: ImportPlan, *, reimport:
         (row,) = await service.store.read("eval/written_ids", namespace=plan.namespace)
         missing = {m.id for m in plan.memories} - set(row["ids"])
         if not missing:
+            hidden = await unverified(service, plan.namespace)
+            if hidden:
+                raise ConfigError(f"refusing to score: {unverified_hint(plan.namespace, hidden)}")
             return {"namespace": plan.namespace, "imported": False, "line": f"{plan.namespace}: already imported"}
     report = await run_plan(service, plan)
+    if report.unverified:
+        raise ConfigError(f"refusing to score: {unverified_hint(plan.namespace, report.unverified)}")
     return {"namespace": plan.namespace, "imported": True, "line": report.line(), "seconds": report.seconds}
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from graphmem.importers.plan import ImportPlan
 from graphmem.models import MemoryDraft, MemoryKind, Turn, WriteAction, WriteResult
 from graphmem.service import MemoryService
+from graphmem.service.integrity_ops import check
 
 Progress = Callable[[int], object]
 
@@ -26,6 +27,10 @@ class ImportReport:
     """Nothing written: the id is stored, or an earlier import applied this item's strengthening already."""
     entities: int = 0
     unmatched_evidence: int = 0
+    unverified: int = 0
+    """Memories of the namespace that fail verification under the current signing keys after the import (written
+    under a key no longer listed, or changed outside graphmem): reads hide them, and an import leaves a stored id
+    as it is, so importing again does not bring them back (``graphmem db wipe-namespace`` first does)."""
     seconds: float = 0.0
     by_kind: dict[str, int] = field(default_factory=dict)
 
@@ -34,7 +39,9 @@ class ImportReport:
         created = f"created {self.created}" + (f" ({kinds})" if kinds else "")
         return (f"{self.namespace}: {self.tasks} tasks, {self.turns} turns, memories {created}, "
                 f"strengthened {self.strengthened}, unchanged {self.unchanged}, "
-                f"{self.entities} entities, {self.unmatched_evidence} unmatched evidence ids, {self.seconds:.1f}s")
+                f"{self.entities} entities, {self.unmatched_evidence} unmatched evidence ids, {self.seconds:.1f}s"
+                + (f"; {self.unverified} stored memories fail verification under the current signing keys and "
+                   "reads hide them" if self.unverified else ""))
 
     def count(self, drafts: Sequence[MemoryDraft], results: Sequence[WriteResult], applied: Set[str]) -> None:
         """Add one batch's results. ``applied``: the draft ids the namespace accounted for before the write (stored
@@ -78,6 +85,22 @@ async def write_drafts(
         report.count(batch, result.items, applied)
 
 
+async def unverified(service: MemoryService, namespace: str) -> int:
+    """How many memories of ``namespace`` fail verification (0 when signing is disabled: nothing is checked)."""
+    if not service.store.integrity.enabled:
+        return 0
+    return len((await check(service.store, namespace=namespace)).failures)
+
+
+def unverified_hint(namespace: str, n: int) -> str:
+    """What to do about a namespace whose stored memories fail verification (``ImportReport.unverified``)."""
+    return (f"{namespace}: {n} stored memories fail verification under GRAPHMEM_SIGNING_KEYS (signed under "
+            f"another key, or changed outside graphmem), and reads hide them (or flag them); importing again "
+            f"leaves them as they are. List them: graphmem integrity check --namespace {namespace}. Then either "
+            f"list the key they were signed with in GRAPHMEM_SIGNING_KEYS, or wipe the namespace and import it "
+            f"again: graphmem db wipe-namespace {namespace} --yes")
+
+
 async def run_plan(
     service: MemoryService, plan: ImportPlan, *, batch_size: int = 500, progress: Progress | None = None,
 ) -> ImportReport:
@@ -101,5 +124,6 @@ async def run_plan(
     others = [m for m in plan.memories if m.kind is not MemoryKind.EPISODIC]
     await write_drafts(service, episodic, report, batch_size=batch_size, dedupe=False, progress=progress)
     await write_drafts(service, others, report, batch_size=batch_size, dedupe=True, progress=progress)
+    report.unverified = await unverified(service, plan.namespace)
     report.seconds = time.monotonic() - started
     return report

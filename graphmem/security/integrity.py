@@ -3,12 +3,16 @@ memory a read hands on. One object per store, built from settings.
 
 A memory that fails is dropped from what a read returns (``integrity_failures = "hide"``, the default) or returned
 with its verdict in ``Memory.integrity`` (``"flag"``, an admin's choice); either way it is counted (listeners: the
-``graphmem_integrity_failures_total`` metric) and logged with its id. ``graphmem integrity check`` lists them.
+``graphmem_integrity_failures_total`` metric) and logged: a memory checked alone with its id, the failures of one
+read together, in one warning with their count by verdict and namespace and a few ids (a namespace written under a
+key that is no longer listed would otherwise log a line per memory on every search). ``graphmem integrity check``
+lists them all.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
@@ -18,6 +22,8 @@ from graphmem.security.signing import IntegrityMode, Signer, Verdict, parse_keys
 
 log = logging.getLogger("graphmem.integrity")
 M = TypeVar("M", bound=Mapping[str, Any])
+EXAMPLES = 3
+"""Ids named in the one warning of a read whose memories failed."""
 FailureListener = Callable[[str, str, Verdict], None]
 """Called with (namespace, id, verdict) for every failed check."""
 
@@ -80,24 +86,41 @@ class Integrity:
         return False
 
     def checked(self, maps: Iterable[M]) -> list[M]:
-        """The memory maps a read may hand on: failures dropped, or kept with ``integrity`` set (flag mode)."""
+        """The memory maps a read may hand on: failures dropped, or kept with ``integrity`` set (flag mode); one
+        warning for all of them."""
         out: list[M] = []
+        failed: list[tuple[str, str, Verdict]] = []
         for data in maps:
             verdict = self.verdict(data)
             if verdict is Verdict.OK:
                 out.append(data)
                 continue
-            self._failed(data, verdict)
+            failed.append(self._count(data, verdict))
             if self.mode is IntegrityMode.FLAG:
                 out.append({**data, "integrity": verdict.value})  # type: ignore[arg-type]
+        if failed:
+            log.warning("integrity: %d memories of one read failed verification and were %s (%s; %s); e.g. %s; "
+                        "`graphmem integrity check` lists them",
+                        len(failed), "hidden" if self.mode is IntegrityMode.HIDE else "flagged",
+                        _tally(v.value for _, _, v in failed), _tally(ns for ns, _, _ in failed),
+                        ", ".join(f"{ns}/{mid}" for ns, mid, _ in failed[:EXAMPLES]))
         return out
 
     def _failed(self, data: Mapping[str, Any], verdict: Verdict) -> None:
+        namespace, mid, _ = self._count(data, verdict)
+        log.warning("integrity: memory %s/%s failed verification (%s)", namespace, mid, verdict.value)
+
+    def _count(self, data: Mapping[str, Any], verdict: Verdict) -> tuple[str, str, Verdict]:
         self.failures += 1
         namespace, mid = str(data.get("namespace")), str(data.get("id"))
-        log.warning("integrity: memory %s/%s failed verification (%s)", namespace, mid, verdict.value)
         for listener in self._listeners:
             listener(namespace, mid, verdict)
+        return namespace, mid, verdict
+
+
+def _tally(values: Iterable[str]) -> str:
+    """``"unknown_key: 265, mismatch: 1"``: most common first."""
+    return ", ".join(f"{value}: {n}" for value, n in Counter(values).most_common())
 
 
 __all__ = ["Integrity", "IntegrityMode"]

@@ -6,13 +6,14 @@ import os
 import secrets
 from pathlib import Path
 
+import pytest
 from pydantic import SecretStr
 
 from graphmem.config import Settings
 from graphmem.embed import Embedder
+from graphmem.errors import ConfigError
 from graphmem.eval.corpus import DEFAULT_CORPUS, corpus_plan
 from graphmem.eval.locomo import ensure_imported, eval_namespace, evaluate, restrict_sample
-from graphmem.eval.report import summary_lines
 from graphmem.importers.locomo import load_locomo
 from graphmem.service import MemoryService
 from graphmem.store import Store
@@ -101,21 +102,18 @@ async def test_locomo_eval_turns_corpus_with_two_passes_records_accesses(migrate
     assert counts[0]["kinds"] == ["episodic"]  # the turns corpus holds no facts
 
 
-async def test_locomo_eval_under_another_key_says_why_it_found_nothing(migrated: Settings, embedder: Embedder,
-                                                                       store: Store) -> None:
-    """A corpus imported under one signing key and evaluated under another: every memory fails verification and is
-    hidden, and the report says so instead of only showing zeros."""
+async def test_locomo_eval_under_another_key_refuses_and_says_why(migrated: Settings, embedder: Embedder,
+                                                                 store: Store) -> None:
+    """A corpus imported under one signing key and evaluated under another: every memory fails verification and
+    would be hidden, so the evaluation refuses to score zeros and says what to do."""
     sample = load_locomo(LOCOMO)[0]
     namespace = eval_namespace(sample.sample_id, 1) + "-turns"
     other = migrated.model_copy(update={"signing_keys": SecretStr(f"other:{secrets.token_urlsafe(24)}")})
     try:
         await evaluate(migrated, LOCOMO, samples=[sample.sample_id], sessions=1, modes=("vector",), ks=KS,
                        reimport=True, embedder=embedder, corpus="turns")
-        report = await evaluate(other, LOCOMO, samples=[sample.sample_id], sessions=1, modes=("vector",), ks=KS,
-                                embedder=embedder, corpus="turns")
+        with pytest.raises(ConfigError, match=rf"{namespace}: \d+ stored memories fail verification"):
+            await evaluate(other, LOCOMO, samples=[sample.sample_id], sessions=1, modes=("vector",), ks=KS,
+                           embedder=embedder, corpus="turns")
     finally:
         await store.wipe_namespace(namespace)
-    assert report["imports"][0]["imported"] is False  # the same namespace, read under the other key
-    assert report["integrity_failures"] > 0
-    assert report["results"]["vector"]["by_category"]["all"]["recall@20"] == 0.0
-    assert any("failed signature verification" in line for line in summary_lines(report))

@@ -1,4 +1,5 @@
-"""``graphmem db reembed`` and ``rebuild-graph``: their progress bars know the total (counted first)."""
+"""``graphmem db reembed`` and ``rebuild-graph``: their progress bars know the total (counted first);
+``wipe-namespace`` deletes nothing without ``--yes``."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from click.testing import CliRunner
 import graphmem.embed
 import graphmem.graph.rebuild
 import graphmem.service.reembed
+import graphmem.service.wipe
 import graphmem.store
 from graphmem.cli import cli
 from graphmem.cli.db import count_memories
@@ -103,3 +105,22 @@ def test_rebuild_graph_bar_counts_the_active_memories_of_the_namespaces(
     assert result.exit_code == 0, result.output
     assert "5/5" in result.stderr
     assert fake_store.calls == [("retrieval/count_namespaces", {"namespaces": ["a"], "statuses": ["active"]})]
+
+
+def test_wipe_namespace_deletes_nothing_without_yes(fake_store: FakeStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    wiped: list[str] = []
+
+    async def wipe_namespace(store: FakeStore, namespace: str) -> int:
+        wiped.append(namespace)
+        return 12
+
+    monkeypatch.setattr(graphmem.service.wipe, "wipe_namespace", wipe_namespace)
+    refused = CliRunner().invoke(cli, ["db", "wipe-namespace", "locomo-conv-26"])
+    assert refused.exit_code == 2
+    assert "cannot be undone: pass --yes" in refused.output
+    assert CliRunner().invoke(cli, ["db", "wipe-namespace", "*", "--yes"]).exit_code == 2
+    assert wiped == []
+    done = CliRunner().invoke(cli, ["db", "wipe-namespace", "locomo-conv-26", "--yes"])
+    assert done.exit_code == 0, done.output
+    assert done.stdout == "locomo-conv-26: 12 nodes deleted\n"
+    assert wiped == ["locomo-conv-26"]

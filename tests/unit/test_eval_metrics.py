@@ -115,3 +115,15 @@ def test_latency_summary() -> None:
     out = latency_summary({"embed": [1.0, 2.0, 3.0], "total": [10.0]})
     assert out["embed"] == {"p50": 2.0, "p95": pytest.approx(2.9), "n": 3}
     assert out["total"] == {"p50": 10.0, "p95": 10.0, "n": 1}
+
+
+def test_the_summary_says_when_reads_failed_verification() -> None:
+    """Memories that fail verification during a run (changed while it ran; a corpus under another key is refused
+    before scoring) count as missed: the summary says so, and says nothing when none failed."""
+    from graphmem.eval.report import summary_lines
+
+    report = {"samples": ["conv-26"], "unmatched_evidence": {"count": 0}, "results": {},
+              "questions": {"total": 3, "excluded_without_evidence": {"total": 0, "by_category": {}}}}
+    assert not any("verification" in line for line in summary_lines(report))
+    lines = summary_lines({**report, "integrity_failures": 7})
+    assert any(line.startswith("7 reads of a memory failed signature verification") for line in lines)

@@ -177,6 +177,31 @@ def test_checked_hides_or_flags_and_counts() -> None:
     assert Integrity(None).checked([bad]) == [bad]  # disabled: nothing is checked
 
 
+def test_the_failures_of_one_read_are_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    """A namespace signed under a key no longer listed fails on every search: one warning per read that counts them
+    (by verdict and namespace) and names a few, not one per memory; every failure still reaches the listeners."""
+    old = Signer([K2])
+    rows = [signed(old, id=f"m{i}") for i in range(50)] + [{**signed(Signer([K1]), id="x"), "content": "changed"}]
+    seen: list[str] = []
+    integrity = Integrity(Signer([K1]))
+    integrity.on_failure(lambda ns, mid, v: seen.append(mid))
+    with caplog.at_level("WARNING", logger="graphmem.integrity"):
+        assert integrity.checked([signed(Signer([K1]), id="good"), *rows]) != []
+    assert len(seen) == 51
+    assert integrity.failures == 51
+    (record,) = caplog.records
+    message = record.getMessage()
+    assert "51 memories of one read failed verification and were hidden" in message
+    assert "unknown_key: 50, mismatch: 1; ns: 51" in message
+    assert "e.g. ns/m0, ns/m1, ns/m2;" in message
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="graphmem.integrity"):
+        assert integrity.checked([signed(Signer([K1]), id="good")]) != []
+        assert not integrity.passed(rows[0])  # a memory checked alone: its own line
+    assert [r.getMessage() for r in caplog.records] == [
+        "integrity: memory ns/m0 failed verification (unknown_key)"]
+
+
 def test_seal_rows_sign_with_the_current_key() -> None:
     rows = Integrity(Signer([K2, K1])).seal_rows([memory()])
     assert rows[0]["key"] == "k2"
