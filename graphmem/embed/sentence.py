@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.resources
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,11 +48,30 @@ def resolve_model_path(name: str) -> Path:
     return model_dir
 
 
+def keep_triton_out() -> bool:
+    """On a machine without CUDA, keep triton from being imported; whether it was kept out.
+
+    The PyPI torch wheel depends on triton, and transformers imports it (through ``torch._dynamo``) when
+    sentence-transformers loads. Nothing here can use it: the model runs on the CPU (``load_model``), and triton
+    needs a GPU. But its nanobind bindings print a leak report of some 30 lines at every interpreter exit
+    ("nanobind: leaked 514 functions! ... likely caused by a reference counting issue"), after every graphmem
+    command and every stop of the service. With ``sys.modules["triton"] = None``, ``import triton`` fails and
+    torch sees no triton package (``torch.utils._triton.has_triton_package``). Left alone where CUDA is there
+    (a process that uses triton for other work) or triton is imported already."""
+    import torch
+
+    if "triton" in sys.modules or torch.cuda.is_available():
+        return False
+    sys.modules["triton"] = None  # type: ignore[assignment]
+    return True
+
+
 def load_model(path: Path) -> SentenceTransformer:
     """Load a sentence-transformers model from ``path`` on the CPU, with every Hub access switched off."""
     # Set before the import: huggingface_hub and transformers read these once, at import time.
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    keep_triton_out()
     from sentence_transformers import SentenceTransformer
 
     try:
