@@ -1,66 +1,87 @@
-"""``graphmem import locomo``: a namespace whose stored memories fail verification is reported, with what to do,
-and the command exits 1 (an import leaves stored ids as they are, so importing again would not show them)."""
+"""The summary line of ``graphmem import``: a re-import that changes nothing says so."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
-import pytest
-from click.testing import CliRunner
+from graphmem.importers.runner import ImportReport, applied_ids, write_drafts
+from graphmem.models import BatchResult, MemoryDraft, MemoryKind, WriteAction, WriteResult
 
-import graphmem.importers.locomo
-import graphmem.importers.runner
-import graphmem.service.factory
-from graphmem.cli import cli
-from graphmem.importers.runner import ImportReport
+NS = "demo"
 
 
-@dataclass
-class Sample:
-    sample_id: str
+def draft(content: str, id_: str | None = None, kind: MemoryKind = MemoryKind.SEMANTIC) -> MemoryDraft:
+    return MemoryDraft(namespace=NS, kind=kind, content=content, id=id_)
 
 
-@pytest.fixture
-def imported(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> tuple[Path, dict[str, int]]:
-    """An import of two samples whose reports say ``unverified[namespace]`` memories fail; no Neo4j touched."""
-    unverified = {"locomo-conv-1": 0, "locomo-conv-2": 0}
+class FakeStore:
+    """The one statement the import summary reads: the draft ids a namespace accounts for."""
 
-    @asynccontextmanager
-    async def open_service(settings: object) -> AsyncIterator[object]:
-        yield object()
+    def __init__(self, written: dict[str, list[str]]) -> None:
+        self.written = written
+        self.calls: list[tuple[str, dict[str, Any]]] = []
 
-    async def run_plan(service: object, plan: str, **kwargs: object) -> ImportReport:
-        return ImportReport(namespace=plan, created=5, unverified=unverified[plan])
-
-    monkeypatch.setattr(graphmem.service.factory, "open_service", open_service)
-    monkeypatch.setattr(graphmem.importers.runner, "run_plan", run_plan)
-    monkeypatch.setattr(graphmem.importers.runner, "plan_units", lambda plan: 1)
-    monkeypatch.setattr(graphmem.importers.locomo, "load_locomo", lambda path: [Sample("conv-1"), Sample("conv-2")])
-    monkeypatch.setattr(graphmem.importers.locomo, "plan_locomo", lambda sample: f"locomo-{sample.sample_id}")
-    path = tmp_path / "locomo.json"
-    path.write_text("[]", encoding="utf-8")
-    return path, unverified
+    async def read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        self.calls.append((name, params))
+        assert name == "eval/written_ids"
+        return [{"ids": self.written.get(params["namespace"], [])}]
 
 
-def test_an_import_whose_memories_all_verify_exits_0(imported: tuple[Path, dict[str, int]]) -> None:
-    path, _ = imported
-    result = CliRunner().invoke(cli, ["import", "locomo", str(path)])
-    assert result.exit_code == 0, result.output
-    assert result.stdout.count("memories created 5") == 2
-    assert "fail verification" not in result.output
+class FakeService:
+    """The write path's answers, fixed: what ``MemoryService.write_many`` returns for the batches."""
+
+    def __init__(self, store: FakeStore, actions: list[WriteAction]) -> None:
+        self.store = store
+        self.actions = actions
+
+    async def write_many(self, batches: list[list[MemoryDraft]], *, dedupe: bool,
+                         progress: Any = None) -> list[BatchResult]:
+        items = tuple(WriteResult(index=i, id=f"m{i}", action=a) for i, a in enumerate(self.actions))
+        return [BatchResult(items=items)]
 
 
-def test_a_namespace_with_memories_that_fail_verification_is_named_with_the_fix(
-        imported: tuple[Path, dict[str, int]]) -> None:
-    path, unverified = imported
-    unverified["locomo-conv-2"] = 3
-    result = CliRunner().invoke(cli, ["import", "locomo", str(path)])
-    assert result.exit_code == 1
-    assert "locomo-conv-2: 0 tasks" in result.stdout
-    assert "3 stored memories fail verification under the current signing keys" in result.stdout
-    assert "locomo-conv-1" not in result.stderr
-    assert "graphmem integrity check --namespace locomo-conv-2" in result.stderr
-    assert "graphmem db wipe-namespace locomo-conv-2 --yes" in result.stderr
+def test_a_first_import_line_lists_created_kinds() -> None:
+    report = ImportReport(namespace=NS, tasks=1, turns=2)
+    drafts = [draft("a", "d1"), draft("b", "d2", MemoryKind.EPISODIC), draft("c", "d3")]
+    results = [WriteResult(index=0, id="d1", action=WriteAction.CREATED),
+               WriteResult(index=1, id="d2", action=WriteAction.CREATED),
+               WriteResult(index=2, id="d1", action=WriteAction.STRENGTHENED)]
+    report.count(drafts, results, applied=set())
+    assert (report.created, report.strengthened, report.unchanged) == (2, 1, 0)
+    assert report.line().startswith("demo: 1 tasks, 2 turns, memories created 2 (episodic 1, semantic 1), "
+                                    "strengthened 1, unchanged 0, ")
+
+
+def test_a_re_import_is_unchanged_not_strengthened_and_has_no_empty_parentheses() -> None:
+    report = ImportReport(namespace=NS)
+    drafts = [draft("a", "d1"), draft("c", "d3")]
+    results = [WriteResult(index=0, id="d1", action=WriteAction.EXISTS),
+               WriteResult(index=1, id="d1", action=WriteAction.STRENGTHENED)]  # d3's strengthening was applied
+    report.count(drafts, results, applied={"d1", "d3"})
+    assert (report.created, report.strengthened, report.unchanged) == (0, 0, 2)
+    line = report.line()
+    assert "memories created 0, strengthened 0, unchanged 2," in line
+    assert "()" not in line
+
+
+def test_a_repeat_without_an_id_strengthens_again() -> None:
+    # no id, no token: memory/strengthen applies it every time (confidence moves), so the line says strengthened
+    report = ImportReport(namespace=NS)
+    report.count([draft("a")], [WriteResult(index=0, id="m1", action=WriteAction.STRENGTHENED)], applied={"m1"})
+    assert (report.strengthened, report.unchanged) == (1, 0)
+
+
+async def test_write_drafts_reads_the_applied_ids_before_writing() -> None:
+    store = FakeStore({NS: ["d1", "d3"]})
+    service = FakeService(store, [WriteAction.STRENGTHENED, WriteAction.STRENGTHENED])
+    report = ImportReport(namespace=NS)
+    await write_drafts(service, [draft("a", "d3"), draft("b", "d4")], report,  # type: ignore[arg-type]
+                       batch_size=10, dedupe=True)
+    assert store.calls == [("eval/written_ids", {"namespace": NS})]
+    assert (report.strengthened, report.unchanged) == (1, 1)
+
+
+async def test_applied_ids_reads_nothing_for_drafts_without_ids() -> None:
+    store = FakeStore({NS: ["d1"]})
+    assert await applied_ids(FakeService(store, []), [draft("a")]) == set()  # type: ignore[arg-type]
+    assert store.calls == []
