@@ -2,7 +2,7 @@
 // Parameters: $vary.ids, $vary.namespaces (the search's: ids are unique per namespace only), $embedding,
 // $vary.query_entities (lowercase names found in the query).
 // Those whose size or nullness varies from one search to the next are fields of ONE map, $vary, so that one
-// cached plan serves every search (graphmem/retrieval/search_params.py, in_map).
+// cached plan serves every search (graphmem/retrieval/vary.py, in_map).
 // Returns ONE row: candidates, a list of maps {memory (map of every Memory property but the embedding, its
 // datetimes as ISO-8601 strings), score (cosine as (1 + cos) / 2, or null), answer_kinds, entity_hits, before, after,
 // turns, task, summary (as retrieval/search returns them)}.

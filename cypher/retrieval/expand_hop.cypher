@@ -6,7 +6,7 @@
 // $vary.before (datetimes or null),
 // $vary.min_trust (a memory trusted less, its null trust counting 1, is neither a seed nor walked to).
 // Those whose size or nullness varies from one search to the next are fields of ONE map, $vary, so that one
-// cached plan serves every search (graphmem/retrieval/search_params.py, in_map).
+// cached plan serves every search (graphmem/retrieval/vary.py, in_map).
 // Returns ONE row: nodes, per frontier node with edges a map {key (element id), id (graphmem id or entity name),
 // degree, and one list per edge field: out (the edge leaves this node), type, weight, to_key (element id of the
 // other end), to_id, to_memory (the other end is a Memory), to_degree (the other end's degree: which entities and

@@ -4,7 +4,7 @@
 // $vary.before (datetimes or null),
 // $vary.min_trust (a memory trusted less, its null trust counting 1, is neither a seed nor walked to).
 // Those whose size or nullness varies from one search to the next are fields of ONE map, $vary, so that one
-// cached plan serves every search (graphmem/retrieval/search_params.py, in_map).
+// cached plan serves every search (graphmem/retrieval/vary.py, in_map).
 // Returns: id, key (element id, for the expansion), score (BM25).
 CALL db.index.fulltext.queryNodes($index, $vary.query, {limit: $oversample}) YIELD node AS m, score
 WHERE m.namespace IN $vary.namespaces AND m.status IN $vary.statuses

@@ -4,7 +4,7 @@
 // $vary.before (datetimes or null),
 // $vary.min_trust (a memory trusted less, its null trust counting 1, is neither a seed nor walked to).
 // Those whose size or nullness varies from one search to the next are fields of ONE map, $vary, so that one
-// cached plan serves every search (graphmem/retrieval/search_params.py, in_map).
+// cached plan serves every search (graphmem/retrieval/vary.py, in_map).
 // Returns: id, key (element id, for the expansion), score (created_at as epoch seconds).
 // Per namespace, the index memory_namespace_created_at is read newest first and stops after $limit matches
 // (the hint and `created_at IS NOT NULL`, true of every memory, keep the planner off memory_namespace, which it

@@ -24,6 +24,8 @@ from graphmem.store.records import memory_from_map
 
 VECTOR_INDEX = "memory_embedding"
 FULLTEXT_INDEX = "memory_fulltext"
+WIPE_PAGE = 5000
+"""Nodes ``Store.wipe_namespace`` deletes per transaction."""
 ACTIVE = [MemoryStatus.ACTIVE.value]
 
 Row = dict[str, Any]
@@ -329,10 +331,20 @@ class Store:
                 continue
         return out
 
-    async def wipe_namespace(self, namespace: str) -> int:
-        (rows,) = await self.write([Step("admin/wipe_namespace", {"namespace": namespace,
-                                                                  "lock_prefix": f"{namespace}\u0000"})])
-        return int(rows[0]["deleted"])
+    async def wipe_namespace(self, namespace: str, *, page: int = WIPE_PAGE, also: Sequence[Step] = ()) -> int:
+        """Delete every node of ``namespace`` with its edges (``admin/wipe_page``: ``page`` nodes a transaction, so
+        a large namespace needs no huge one), then its dedupe lock nodes in a last transaction that also runs
+        ``also`` (``service.wipe``: the search-cache bump). The number of nodes deleted."""
+        deleted = 0
+        while True:
+            (rows,) = await self.write([Step("admin/wipe_page", {"namespace": namespace, "limit": page})])
+            n = int(rows[0]["deleted"])
+            deleted += n
+            if n < page:
+                break
+        rows, *_ = await self.write([Step("admin/wipe_namespace", {"namespace": namespace,
+                                                                   "lock_prefix": f"{namespace}\u0000"}), *also])
+        return deleted + int(rows[0]["deleted"])
 
 
 _LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
