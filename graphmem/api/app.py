@@ -13,6 +13,7 @@ from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -264,9 +265,19 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> Starl
         Route("/healthz", healthz), Route("/readyz", readyz), Route("/metrics", metrics_endpoint),
         Route("/graphql", Guard(graphql_app)),  # every method: the guard answers 405 with a code
         Route("/mcp", mcp_http),  # bearer auth (401), then the MCP SDK's streamable HTTP transport
-    ], lifespan=lifespan)
+    ], lifespan=lifespan, exception_handlers={HTTPException: http_refusal})
     limiter = Limiter(settings.max_in_flight, max_queued=settings.max_queued, wait_s=settings.api_queue_wait_s)
     app.add_middleware(Admission, limiter=limiter, retry_after_s=settings.api_overloaded_retry_s)
     app.add_middleware(RequestLog, metrics=metrics)  # added last: the outermost (request ids for refusals too)
     return app
+
+
+async def http_refusal(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (an unknown path, a method a route does not take) as coded JSON, like /graphql's."""
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(status, "BAD_REQUEST")
+    message = {404: f"no such path: {request.url.path[:200]}; the API is at /graphql (and /mcp, /healthz, /readyz, "
+                    "/metrics)"}.get(status, str(getattr(exc, "detail", "")) or "refused")
+    headers = getattr(exc, "headers", None)
+    return refusal(status, code, message, dict(headers) if headers else None)
 

@@ -5,7 +5,8 @@ nothing was executed, as the GraphQL-over-HTTP spec asks of a request error) wit
 
     BAD_REQUEST             400  the body is no GraphQL request: not UTF-8, not JSON, JSON nested deeper than
                                  MAX_JSON_DEPTH, not an object (a batch), no query, a member of the wrong type,
-                                 an operationName the document does not hold
+                                 an operationName the document does not hold, none for a document of several
+                                 operations (strawberry would run the first: a mutation the client never chose)
     INVALID_INPUT           400  a string (anywhere: query text, variables, operationName, extensions) that is not
                                  valid Unicode text (a lone UTF-16 surrogate such as ``"\\ud800"``); 413 for a body
                                  over ``api_max_body_bytes``
@@ -13,6 +14,8 @@ nothing was executed, as the GraphQL-over-HTTP spec asks of a request error) wit
                                  the GraphiQL page)
     UNSUPPORTED_MEDIA_TYPE  415  a POST whose Content-Type is not application/json (UTF-8)
     UNAUTHENTICATED         401  and RATE_LIMITED 429: the guard in app.py
+    NOT_FOUND               404  a path the API does not serve (and METHOD_NOT_ALLOWED for a method that a path
+                                 other than /graphql does not take): ``app.http_refusal``
     INTERNAL                500  a bug; the message is masked and the traceback logged
 
 Errors of an executed operation (HTTP 200) carry the codes of :mod:`graphmem.api.errors`.
@@ -35,12 +38,13 @@ from strawberry.http import GraphQLRequestData
 
 from graphmem.api.context import Context
 from graphmem.api.observability import request_id_var
+from graphql import GraphQLError, OperationDefinitionNode, parse
 
 log = logging.getLogger("graphmem.api")
 
 REQUEST_CODES: dict[str, int] = {
     "BAD_REQUEST": 400, "INVALID_INPUT": 400, "METHOD_NOT_ALLOWED": 405, "UNSUPPORTED_MEDIA_TYPE": 415,
-    "UNAUTHENTICATED": 401, "RATE_LIMITED": 429, "OVERLOADED": 503, "INTERNAL": 500,
+    "UNAUTHENTICATED": 401, "RATE_LIMITED": 429, "OVERLOADED": 503, "INTERNAL": 500, "NOT_FOUND": 404,
 }
 """The codes of a refused request and their usual HTTP status (the docstring above says when each is used)."""
 MAX_JSON_DEPTH = 64
@@ -123,7 +127,20 @@ def request_data(data: dict[str, Any]) -> GraphQLRequestData:
         problem = invalid_text(value, where)
         if problem is not None:
             raise EdgeError(400, "INVALID_INPUT", problem)
+    if operation is None:
+        count = operations_in(query)
+        if count > 1:
+            _bad_request(f"the document holds {count} operations: name the one to run in `operationName`")
     return GraphQLRequestData(query=query, variables=variables, operation_name=operation, extensions=extensions)
+
+
+def operations_in(query: str) -> int:
+    """How many operations the document ``query`` defines (0 when it does not parse: GraphQL reports that)."""
+    try:
+        document = parse(query)
+    except GraphQLError:
+        return 0
+    return sum(isinstance(d, OperationDefinitionNode) for d in document.definitions)
 
 
 def _strings(value: object, where: str) -> Iterator[tuple[str, str]]:

@@ -15,6 +15,7 @@ from typing import Any, cast
 
 import pytest
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -22,7 +23,7 @@ from starlette.testclient import TestClient
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from graphmem.api.app import Guard, RequestLog
+from graphmem.api.app import Guard, RequestLog, http_refusal
 from graphmem.api.context import Context
 from graphmem.api.edge import (
     MAX_JSON_DEPTH,
@@ -197,6 +198,31 @@ def test_unknown_operation_name_is_bad_request(client: TestClient) -> None:
     body = {"query": "query A { __typename }", "operationName": "B"}
     message = refused(client.post("/graphql", json=body, headers=AUTH), 400, "BAD_REQUEST")
     assert "B" in message
+
+
+def test_several_operations_need_an_operation_name(client: TestClient) -> None:
+    document = "mutation B { deleteMemories(namespace: \"ns\", ids: [\"x\"]) } query A { a: __typename }"
+    message = refused(client.post("/graphql", json={"query": document}, headers=AUTH), 400, "BAD_REQUEST")
+    assert "2 operations" in message and "operationName" in message
+    named = client.post("/graphql", json={"query": document, "operationName": "A"}, headers=AUTH)
+    assert (named.status_code, named.json()) == (200, {"data": {"a": "Query"}})
+    fragment = "query A { ...F } fragment F on Query { __typename }"  # one operation and a fragment: runs
+    assert client.post("/graphql", json={"query": fragment}, headers=AUTH).json() == {"data": {"__typename": "Query"}}
+
+
+def test_unknown_paths_and_methods_elsewhere_are_coded_json(metrics: Metrics) -> None:
+    async def ok(request: Request) -> Response:
+        return Response("ok")
+
+    app = Starlette(routes=[Route("/healthz", ok)], exception_handlers={HTTPException: http_refusal})
+    app.add_middleware(RequestLog, metrics=metrics)
+    with TestClient(app) as plain:
+        message = refused(plain.post("/nope"), 404, "NOT_FOUND")
+        assert "/nope" in message and "/graphql" in message
+        response = plain.post("/healthz")
+        refused(response, 405, "METHOD_NOT_ALLOWED")
+        assert "GET" in response.headers["allow"]
+        assert plain.get("/healthz").text == "ok"
 
 
 @pytest.mark.parametrize("content_type", ["text/plain", "application/graphql", "multipart/form-data",
