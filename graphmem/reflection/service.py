@@ -20,6 +20,7 @@ from graphmem.models import (
     MemoryDraft,
     MemoryKind,
     Task,
+    TaskStatus,
     Turn,
     Vector,
     WriteAction,
@@ -124,7 +125,10 @@ class ReflectionService:
             task = task_from_map(stored)
             turns = [turn_from_map(t) for t in rows[0]["turns"]]
             if not turns:
-                raise ValidationError(f"task {task_id!r} has no turns to reflect on")
+                empty = ValidationError(f"task {task_id!r} has no turns to reflect on")
+                if task.status is TaskStatus.ENDED:  # no turn can come now: recorded as failed, out of the queue
+                    await self.record_failure(namespace, task_id, empty, final=True)
+                raise empty
             try:
                 report = await self._reflect(task, turns, self.llm)
             except Exception as exc:  # anything (a bug included) is recorded on the task, which stays queued
@@ -244,15 +248,15 @@ class ReflectionService:
         return self.store.memories(r["memory"] for r in rows)
 
     async def record_failure(self, namespace: str, task_id: str, exc: BaseException, *,
-                             worker: str | None = None) -> bool:
-        """Record a failed reflection on the task (pending again, or failed after the last attempt). With
-        ``worker``: only while that worker's claim holds (the service may have recorded it already). Returns
-        whether the task was changed."""
+                             worker: str | None = None, final: bool = False) -> bool:
+        """Record a failed reflection on the task (pending again, or failed after the last attempt, or at once when
+        ``final``: no retry can succeed). With ``worker``: only while that worker's claim holds (the service may have
+        recorded it already). Returns whether the task was changed."""
         error = f"{type(exc).__name__}: {exc}"[:2000]
         try:
             (rows,) = await self.store.write([Step("reflection/mark_failed", {
                 "id": task_id, "namespace": namespace, "at": utcnow(), "error": error,
-                "max_attempts": self.settings.reflection_max_attempts, "worker": worker})])
+                "max_attempts": 1 if final else self.settings.reflection_max_attempts, "worker": worker})])
         except GraphmemError:  # the store is down too: the task stays as it was, still queued
             log.warning("could not record the failed reflection of %s/%s", namespace, task_id, exc_info=True)
             return False

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 import graphmem.reflection.service as reflection_service
-from graphmem.errors import LLMOutputError, StoreError
+from graphmem.errors import LLMOutputError, StoreError, ValidationError
 from graphmem.models import MemoryDraft, MemoryKind, MemoryStatus, Role, Task, WriteAction, WriteResult, utcnow
 from graphmem.reflection import ReflectionService
 from graphmem.reflection.worker import ReflectionWorker, claim_tasks
@@ -244,3 +244,18 @@ async def test_a_stopping_worker_hands_its_claims_back(service: MemoryService, n
     assert await worker.run_once(force=True) == 0
     assert (await ReflectionService(service, None).status(namespace, task_id))["status"] == "pending"
     assert script.requests == []
+
+
+async def test_an_ended_task_without_turns_fails_at_once_with_its_reason(service: MemoryService,
+                                                                        namespace: str) -> None:
+    reflection = reflector(service, Script([]))
+    still_open = await service.tasks.start(Task(namespace=namespace, title="nothing said yet"))
+    with pytest.raises(ValidationError, match="no turns"):
+        await reflection.reflect(namespace, still_open.id)
+    assert (await reflection.status(namespace, still_open.id))["error"] is None  # open: turns may still come
+    await service.tasks.end(namespace, still_open.id)
+    with pytest.raises(ValidationError, match="no turns"):
+        await reflection.reflect(namespace, still_open.id)
+    state = await reflection.status(namespace, still_open.id)
+    assert (state["status"], state["attempts"]) == ("failed", 1)  # out of the worker's queue: no retry can help
+    assert "no turns to reflect on" in state["error"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import array
+import asyncio
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -276,3 +277,25 @@ async def test_embeddings_are_stored_as_32_bit_floats(store: Store, embedder: Em
     third = [0.1 * i for i in range(embedder.dimension)]
     await store.write([Step("admin/set_embeddings", {"rows": [{"id": item.id, "embedding": third}]})])
     assert await stored(item.id) == _float32(third) != third
+
+
+async def test_concurrent_appends_to_one_task_number_their_turns_apart(service: MemoryService,
+                                                                        namespace: str) -> None:
+    task = await service.tasks.start(Task(namespace=namespace, agent="a1"))
+    await asyncio.gather(*(service.tasks.log_turns(namespace, task.id, [(Role.USER, f"message {i}"),
+                                                                        (Role.ASSISTANT, f"reply {i}")])
+                           for i in range(6)))
+    turns = await service.tasks.turns(namespace, task.id)
+    assert sorted(t.seq for t in turns) == list(range(12))  # no number taken twice
+    by_seq = [t.content for t in sorted(turns, key=lambda t: t.seq)]
+    for first, second in zip(by_seq[::2], by_seq[1::2], strict=True):  # each append keeps its turns together
+        assert second == first.replace("message", "reply")
+
+
+async def test_a_blank_turn_is_refused_and_nothing_of_its_batch_is_logged(service: MemoryService,
+                                                                           namespace: str) -> None:
+    task = await service.tasks.start(Task(namespace=namespace, agent="a1"))
+    for blank in ("", "   \n"):
+        with pytest.raises(ValidationError, match="item 1: content is blank"):
+            await service.tasks.log_turns(namespace, task.id, [(Role.USER, "hi"), (Role.ASSISTANT, blank)])
+    assert await service.tasks.turns(namespace, task.id) == []
