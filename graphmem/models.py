@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, Protocol, overload
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -57,6 +57,26 @@ class Vector(list[float]):
 
     def __repr__(self) -> str:
         return f"<vector[{len(self)}]>"
+
+
+@overload
+def as_utc(value: datetime) -> datetime: ...
+@overload
+def as_utc(value: None) -> None: ...
+@overload
+def as_utc(value: datetime | None) -> datetime | None: ...
+def as_utc(value: datetime | None) -> datetime | None:
+    """A time in plain UTC, as times are stored: a naive one is read as UTC (as a write stores it; Neo4j would
+    compare a naive time with no stored time at all), an aware one converted (a time read back from Neo4j carries a
+    named zone, which Neo4j would store as a zone id the search cannot read). One that UTC cannot hold is invalid."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("time out of range once in UTC") from None
 
 
 def utcnow() -> datetime:
@@ -246,17 +266,16 @@ class MemoryDraft(BaseModel):
                 raise ValueError("a task summary comes from the task it summarises (task_id = summary_of)")
         return self
 
+    @model_validator(mode="after")
+    def _validity(self) -> MemoryDraft:
+        if self.valid_from is not None and self.valid_until is not None and self.valid_until <= self.valid_from:
+            raise ValueError("valid_until must be after valid_from (such a memory would never be valid)")
+        return self
+
     @field_validator("created_at", "valid_from", "valid_until", "expires_at")
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:
-        """Aware times in plain UTC, as they are stored (a time read back from Neo4j carries a named zone, which
-        Neo4j would store as a zone id the search cannot read); one that UTC cannot hold is invalid input."""
-        if value is None or value.tzinfo is None:
-            return value
-        try:
-            return value.astimezone(UTC)
-        except OverflowError:
-            raise ValueError("time out of range once in UTC") from None
+        return as_utc(value)
 
     @field_validator("entities")
     @classmethod

@@ -43,6 +43,7 @@ from graphmem.models import (
     Task,
     TaskStatus,
     Turn,
+    as_utc,
     check_namespace,
     utcnow,
 )
@@ -246,9 +247,13 @@ def plan_graphiti(group: GraphitiGroup, namespace: str) -> GraphitiPlan:
         metadata = {"graphiti_uuid": f.uuid, "graphiti_group_id": group.group_id, "graphiti_relation": f.name}
         if f.expired_at is not None:
             metadata["graphiti_expired_at"] = f.expired_at.isoformat()
+        until = f.invalid_at
+        if until is not None and f.valid_at is not None and as_utc(until) <= as_utc(f.valid_at):
+            metadata["graphiti_invalid_at"] = until.isoformat()  # kept as said; a draft's range must not be empty
+            until = None  # the fact is ended all the same: superseded below
         memories.append(MemoryDraft(
             namespace=ns, kind=MemoryKind.SEMANTIC, id=fact_ids[f.uuid], content=content, created_at=f.created_at,
-            valid_from=f.valid_at, valid_until=f.invalid_at, entities=about((f.source, f.target)),
+            valid_from=f.valid_at, valid_until=until, entities=about((f.source, f.target)),
             derived_from=tuple(dict.fromkeys(episode_memory[u] for u in f.episodes if u in episode_memory)),
             task_id=task_id, source=SOURCE_FACT, metadata=metadata,
         ))

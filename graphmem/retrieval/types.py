@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from graphmem.models import Memory, MemoryKind, MemoryStatus
+from graphmem.models import Memory, MemoryKind, MemoryStatus, as_utc
 
 
 class Channel(StrEnum):
@@ -88,6 +88,12 @@ class SearchOptions(BaseModel):
     """Keep apart the memories whose writer is trusted less (``Memory.trust``; one without provenance counts as 1):
     such a memory is no seed, is not walked to, and leads nowhere. Whatever it is, a memory's formula score is
     multiplied by its trust."""
+
+    @field_validator("as_of", "created_after", "created_before")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        """A date without a zone is UTC, as a write reads it (Neo4j compares a naive time with nothing stored)."""
+        return as_utc(value)
 
 
 class PathStep(BaseModel):

@@ -23,6 +23,7 @@ from graphmem.models import (
     Relation,
     WriteAction,
     WriteResult,
+    as_utc,
     caption,
     trust_of,
     utcnow,
@@ -299,7 +300,13 @@ class MemoryService(IdempotentWriter):
         so a low-trust token cannot put its words into a trusted memory."""
         if clear_valid_until and valid_until is not None:
             raise ValidationError("give valid_until or clear_valid_until, not both", field="valid_until")
+        valid_from, valid_until = as_utc(valid_from), as_utc(valid_until)
         current = await self.get_memory(namespace, memory_id)
+        start = valid_from or current.valid_from
+        end = None if clear_valid_until else valid_until or current.valid_until
+        if start is not None and end is not None and end <= start:
+            raise ValidationError(f"valid_until ({end.isoformat()}) must be after valid_from ({start.isoformat()}): "
+                                  "the memory would never be valid", field="valid_until")
         writer, trust = None, None
         if editor is not None:
             lowered = min(trust_of(current), editor[1])

@@ -83,6 +83,10 @@ async def test_superseded_fact_hidden_unless_asked(service: MemoryService, store
     assert set(ids(both)) == {paris, berlin}
     then = await retrieval.search(q, SearchOptions(namespaces=(namespace,), as_of=utcnow() - timedelta(days=5)))
     assert ids(then) == [paris]  # what was true five days ago (Berlin was not written yet)
+    naive = (utcnow() - timedelta(days=5)).replace(tzinfo=None)  # a date without a zone is UTC, as a write reads it
+    assert ids(await retrieval.search(q, SearchOptions(namespaces=(namespace,), as_of=naive))) == [paris]
+    after = await retrieval.search(q, SearchOptions(namespaces=(namespace,), created_after=naive))
+    assert ids(after) == [berlin]
 
 
 async def test_namespaces_do_not_leak(service: MemoryService, store: Store, retrieval: RetrievalService,

@@ -194,6 +194,18 @@ async def test_update_reembeds_and_soft_delete_restore_purge(service: MemoryServ
     assert hits[0].memory.content == "Dave lives in Berlin"
     with pytest.raises(ValidationError):
         await service.update_memory(namespace, item.id, content="")
+    start = utcnow()
+    await service.update_memory(namespace, item.id, valid_from=start)
+    for until in (start, start - timedelta(days=1)):  # against the stored start: never valid
+        with pytest.raises(ValidationError, match="must be after valid_from"):
+            await service.update_memory(namespace, item.id, valid_until=until)
+    await service.update_memory(namespace, item.id, valid_until=start + timedelta(days=1))
+    with pytest.raises(ValidationError, match="must be after valid_from"):  # a new start past the stored end
+        await service.update_memory(namespace, item.id, valid_from=start + timedelta(days=2))
+    assert (await service.get_memory(namespace, item.id)).valid_until == start + timedelta(days=1)
+    cleared = await service.update_memory(namespace, item.id, valid_from=start + timedelta(days=2),
+                                          clear_valid_until=True)
+    assert (cleared.valid_from, cleared.valid_until) == (start + timedelta(days=2), None)
 
     assert await service.purge_memories(namespace, [item.id]) == 0  # only soft-deleted memories are purged
     assert await service.delete_memories(namespace, [item.id]) == [item.id]

@@ -76,3 +76,13 @@ def test_replacement_needs_exactly_one_fit() -> None:
     assert replacement_of(old, [old, one]) == one
     assert replacement_of(old, [old, one, other]) is None
     assert replacement_of(GraphitiFact("p", "R", "x", "a", "b", (), T1, None, T2), [one]) is None
+
+
+def test_a_fact_invalidated_before_it_became_valid_imports_as_ended() -> None:
+    base = group()
+    odd = GraphitiFact("f4", "WORKS_AT", "Alice works at Zed.", "a", "z", ("e2",), T2, T1)  # invalid_at < valid_at
+    gp = plan_graphiti(GraphitiGroup(base.group_id, base.episodes, base.entities, (*base.facts, odd)), "ns")
+    (fact,) = [m for m in gp.plan.memories if m.metadata.get("graphiti_uuid") == "f4"]
+    assert (fact.valid_from, fact.valid_until) == (T2, None)  # a draft's range may not be empty
+    assert fact.metadata["graphiti_invalid_at"] == T1.isoformat()  # what graphiti said is kept
+    assert fact.id in {s.old for s in gp.supersessions}  # and it is ended all the same
