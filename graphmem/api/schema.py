@@ -159,7 +159,9 @@ class Mutation:
     async def consolidate(self, info: Info, namespace: str, dry_run: bool = False) -> ConsolidationPayload:
         return ConsolidationPayload.from_domain(await info.context.service.consolidate(namespace, dry_run=dry_run))
 
-    @strawberry.mutation(description="Create or update typed, weighted edges. Returns how many were written.")
+    @strawberry.mutation(description="Create or update typed, weighted edges. Returns how many were written. A "
+                                     "SUPERSEDES edge also marks its target superseded (status, validUntil), as "
+                                     "reflection does: search then hides it, asOf still finds it.")
     async def relate(self, info: Info, namespace: str, relations: list[RelationInput],
                      request_id: str | None = None) -> int:
         parsed = parse_items(Relation, [{"source_id": r.source_id, "target_id": r.target_id, "type": r.type,

@@ -206,7 +206,7 @@ class ReflectionService:
         if edge_rows:
             await tx.run("relation/relate", rows=edge_rows, namespace=task.namespace)
         if supersede_rows:
-            await tx.run("reflection/supersede", rows=supersede_rows, namespace=task.namespace)
+            await tx.run("memory/supersede", rows=supersede_rows, namespace=task.namespace, source="reflection")
         return ReflectionReport(
             task_id=task.id, namespace=task.namespace, facts=written[:plan.fact_count],
             lessons=written[plan.fact_count:],

@@ -21,6 +21,7 @@ from graphmem.models import (
     MemoryDraft,
     MemoryStatus,
     Relation,
+    RelationType,
     WriteAction,
     WriteResult,
     as_utc,
@@ -257,7 +258,8 @@ class MemoryService(IdempotentWriter):
     async def relate(
         self, namespace: str, relations: Sequence[Relation], *, request_id: str | None = None,
     ) -> int:
-        """Create or update typed edges between memories of ``namespace``; returns how many were written."""
+        """Create or update typed edges between memories of ``namespace``; returns how many were written. A
+        ``SUPERSEDES`` edge also marks its target superseded (status, ``valid_until``), in the same transaction."""
         check_namespace_arg(namespace)
         if not relations:
             raise ValidationError("no relations given")
@@ -273,9 +275,13 @@ class MemoryService(IdempotentWriter):
                     raise ValidationError(f"memory {x!r} not found in {namespace!r}", item=i)
         now = utcnow()
         rows = [{**r.model_dump(mode="python"), "type": r.type.value, "at": now} for r in relations]
-        step = Step("relation/relate", {"rows": rows, "namespace": namespace})
+        steps = [Step("relation/relate", {"rows": rows, "namespace": namespace})]
+        replaced = [{"new": r.source_id, "old": r.target_id, "at": now} for r in relations
+                    if r.type is RelationType.SUPERSEDES]
+        if replaced:  # the edge says the old fact is over: it is marked so, as reflection's supersede does
+            steps.append(Step("memory/supersede", {"rows": replaced, "namespace": namespace, "source": "relate"}))
         payload = {"relations": list(relations)}
-        stored, _ = await self._apply(namespace, request_id, "relate", payload, [step], json.dumps(len(rows)))
+        stored, _ = await self._apply(namespace, request_id, "relate", payload, steps, json.dumps(len(rows)))
         return int(json.loads(stored))
 
     async def unrelate(self, namespace: str, source_id: str, target_id: str, type_: str) -> bool:

@@ -63,7 +63,7 @@ async def build_namespace(service: MemoryService, store: Store, namespace: str) 
     ])
     old, mid, new = (item.id for item in chain.items)
     now = utcnow()
-    await store.write([Step("reflection/supersede", {"namespace": namespace, "rows": [
+    await store.write([Step("memory/supersede", {"namespace": namespace, "source": "reflection", "rows": [
         {"new": mid, "old": old, "at": now}, {"new": new, "old": mid, "at": now}]})])
 
 

@@ -182,6 +182,21 @@ async def test_relate_unrelate_with_real_types(service: MemoryService, store: St
     assert await service.unrelate(namespace, a, b, "CAUSES") is False
 
 
+async def test_relating_supersedes_marks_the_old_fact_over(service: MemoryService, namespace: str) -> None:
+    res = await service.write_memories([draft(namespace, "The standup is at 9:00."),
+                                        draft(namespace, "The standup moved to 10:30.")])
+    old, new = (r.id for r in res.items)
+    assert await service.relate(namespace, [Relation(source_id=new, target_id=old,
+                                                     type=RelationType.SUPERSEDES)]) == 1
+    gone = await service.get_memory(namespace, old)  # still readable (and still verifies: re-signed)
+    assert gone.status is MemoryStatus.SUPERSEDED
+    assert gone.valid_until is not None
+    assert (await service.get_memory(namespace, new)).status is MemoryStatus.ACTIVE
+    assert await service.relate(namespace, [Relation(source_id=new, target_id=old, type=RelationType.SUPERSEDES)
+                                            ]) == 1  # again: nothing moves
+    assert (await service.get_memory(namespace, old)).valid_until == gone.valid_until
+
+
 async def test_update_reembeds_and_soft_delete_restore_purge(service: MemoryService, store: Store,
                                                              namespace: str) -> None:
     (item,) = (await service.write_memories([draft(namespace, "Dave lives in Paris")])).items
