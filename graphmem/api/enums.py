@@ -10,7 +10,9 @@ strawberry.enum(MemoryKind, description="working | episodic | semantic | lesson"
 strawberry.enum(MemoryStatus)
 strawberry.enum(RelationType, description="The closed vocabulary of knowledge edges.")
 strawberry.enum(Role)
-strawberry.enum(WriteAction)
+strawberry.enum(WriteAction, description="What a write did with an item: CREATED a memory; STRENGTHENED the near "
+                "duplicate stored before (its id is returned); EXISTS: its id was written before with the same "
+                "content (a retry), nothing changed. An id stored with other content is a CONFLICT.")
 strawberry.enum(RerankMode)
 strawberry.enum(Channel)
 strawberry.enum(Fusion)

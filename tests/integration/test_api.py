@@ -290,6 +290,20 @@ async def test_replayed_request_id_returns_the_first_result(api: Api) -> None:
     assert codes(await api.call(api.tokens.a, relate, heavier)) == ["CONFLICT"]
 
 
+async def test_a_stored_id_with_other_content_is_a_conflict(api: Api) -> None:
+    first = {"memories": [memory(api.ns_a, "Id me: the office is on floor 3", id="id-me-1")]}
+    assert [i["action"] for i in (await api.data(api.tokens.a, WRITE, first))["writeMemories"]["items"]] == ["CREATED"]
+    again = (await api.data(api.tokens.a, WRITE, first))["writeMemories"]["items"]
+    assert [i["action"] for i in again] == ["EXISTS"]  # the same content again: a retry, not a conflict
+    other = {"memories": [memory(api.ns_a, "Id me: fine"),
+                          memory(api.ns_a, "Id me: the office moved to floor 5", id="id-me-1")]}
+    refused = await api.call(api.tokens.a, WRITE, other)
+    assert codes(refused) == ["CONFLICT"]
+    assert refused["errors"][0]["message"].startswith("item 1: memory 'id-me-1' exists with other content")
+    stored = sorted(c for c in await contents(api, api.ns_a) if c.startswith("Id me"))
+    assert stored == ["Id me: the office is on floor 3"]  # nothing of the refused batch written
+
+
 async def test_replayed_task_writes_are_not_conflicts(api: Api) -> None:
     start = "mutation($t: TaskInput!, $r: String) { startTask(task: $t, requestId: $r) { id } }"
     variables = {"t": {"namespace": api.ns_a, "id": "replayed-task", "title": "retry me"}, "r": "req-task-1"}
