@@ -57,8 +57,11 @@ class Memory:
     source: str | None
     sources: list[str]
     reinforced_count: int
-    writer: str | None = strawberry.field(description="The token that wrote it (signed with it); null: written "
-                                          "before provenance, or by graphmem itself (reflection, consolidation).")
+    writer: str | None = strawberry.field(description="The token that wrote it (signed with it). What "
+                                          "reflection and a task summary write from a task carries the task's "
+                                          "writer and lowest trust, so a conversation cannot launder itself into "
+                                          "trusted facts. Null: written before provenance, imported, or by graphmem "
+                                          "itself from a task without provenance.")
     trust: float | None = strawberry.field(description="Its writer's trust, 0..1 (signed); search multiplies its "
                                            "score by it. Null counts as 1.")
     metadata: list[KeyValue]

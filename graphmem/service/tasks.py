@@ -91,11 +91,14 @@ class TaskService(IdempotentWriter):
         return [Turn.model_validate(x) for x in json.loads(stored)]
 
     async def end(self, namespace: str, task_id: str, *, outcome: str | None = None) -> Task:
+        """End a task (again: a no-op that returns it; another outcome is CONFLICT, the first one stays)."""
         check_namespace_arg(namespace)
         (rows,) = await self._write(namespace, [Step("task/end", {
             "id": task_id, "namespace": namespace, "outcome": outcome, "at": utcnow()})])
         if not rows:
             raise NotFoundError(f"task {task_id!r} not found in {namespace!r}")
+        if rows[0]["ended_before"] and outcome is not None and outcome != rows[0]["outcome_before"]:
+            raise ConflictError(f"task {task_id!r} has ended with another outcome, which it keeps")
         return task_from_map(rows[0]["task"])
 
     async def get(self, namespace: str, task_id: str) -> Task:

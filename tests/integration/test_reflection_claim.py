@@ -74,7 +74,7 @@ async def test_a_task_that_cannot_be_reflected_is_not_left_claimed(service: Memo
                               namespaces=[namespace])
     assert await worker.run_once(force=True) == 0
     recorded = await state(service, namespace, empty)
-    assert (recorded["status"], recorded["attempts"]) == ("pending", 1)
+    assert (recorded["status"], recorded["attempts"]) == ("failed", 1)  # ended: no turn can come, no retry helps
     assert "no turns" in recorded["error"]
 
 

@@ -260,6 +260,11 @@ async def test_task_log(service: MemoryService, namespace: str) -> None:
     ended = await service.tasks.end(namespace, task.id, outcome="greeted")
     assert ended.status == "ended"
     assert ended.outcome == "greeted"
+    for retry in (None, "greeted"):  # ending again: the task as it is
+        assert await service.tasks.end(namespace, task.id, outcome=retry) == ended
+    with pytest.raises(ConflictError, match="another outcome"):
+        await service.tasks.end(namespace, task.id, outcome="waved")
+    assert (await service.tasks.get(namespace, task.id)).outcome == "greeted"
     with pytest.raises(ConflictError, match="ended"):
         await service.tasks.log_turns(namespace, task.id, [(Role.USER, "again?")])
     with pytest.raises(NotFoundError):
