@@ -114,6 +114,16 @@ Unit = Annotated[float, Field(ge=0.0, le=1.0), AfterValidator(_finite)]
 """A finite number in [0, 1] (confidence, importance, weight)."""
 
 
+def clean_tags(value: tuple[str, ...]) -> tuple[str, ...]:
+    """Tags as stored: stripped, lower case, each once; at most MAX_TAGS of at most 64 chars."""
+    if len(value) > MAX_TAGS:
+        raise ValueError(f"at most {MAX_TAGS} tags")
+    cleaned = tuple(dict.fromkeys(t.strip().lower() for t in value if t.strip()))
+    if any(len(t) > 64 for t in cleaned):
+        raise ValueError("a tag is longer than 64 chars")
+    return cleaned
+
+
 class Memory(BaseModel):
     """A memory node as the service sees it (the embedding is kept apart: it is large and rarely read)."""
 
@@ -155,12 +165,7 @@ class Memory(BaseModel):
     @field_validator("tags")
     @classmethod
     def _tags(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        if len(value) > MAX_TAGS:
-            raise ValueError(f"at most {MAX_TAGS} tags")
-        cleaned = tuple(dict.fromkeys(t.strip().lower() for t in value if t.strip()))
-        if any(len(t) > 64 for t in cleaned):
-            raise ValueError("a tag is longer than 64 chars")
-        return cleaned
+        return clean_tags(value)
 
     def to_row(self, embedding: list[float]) -> dict[str, Any]:
         """The parameter row the store's UNWIND statements take."""
@@ -276,6 +281,11 @@ class MemoryDraft(BaseModel):
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:
         return as_utc(value)
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return clean_tags(value)  # here too: a bad tag is named with its item, not when the memory is made
 
     @field_validator("entities")
     @classmethod

@@ -179,7 +179,7 @@ class Mutation:
         # Without an id, a request id names the task, so that a retried startTask is a replay, not a new task.
         task_id = task.id or (request_task_id(task.namespace, request_id) if request_id else new_id())
         (model,) = parse_items(TaskModel, [{"namespace": task.namespace, "agent": task.agent, "title": task.title,
-                                            "id": task_id}])
+                                            "id": task_id}], single=True)
         return Task.from_domain(await info.context.service.start_task(model, request_id))
 
     @strawberry.mutation(description="Append turns to a task's log.")

@@ -114,7 +114,8 @@ async def neighborhood(s: ScopedService, p: Principal, a: i.NeighborhoodArgs) ->
 async def task_start(s: ScopedService, p: Principal, a: i.TaskStartArgs) -> o.Task:
     ns = namespace_of(p, a.namespace)
     task_id = a.id or (request_task_id(ns, a.request_id) if a.request_id else new_id())
-    (task,) = parse_items(TaskModel, [{"namespace": ns, "agent": a.agent, "title": a.title, "id": task_id}])
+    (task,) = parse_items(TaskModel, [{"namespace": ns, "agent": a.agent, "title": a.title, "id": task_id}],
+                          single=True)
     return o.Task.of(await s.start_task(task, a.request_id))
 
 

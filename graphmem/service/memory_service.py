@@ -49,8 +49,9 @@ from graphmem.store.store import Tx
 T = TypeVar("T", bound=pydantic.BaseModel)
 
 
-def parse_items(model: type[T], raw: Sequence[Mapping[str, Any]]) -> list[T]:
-    """Validate raw input items; the first bad one fails the whole batch with its index in the error."""
+def parse_items(model: type[T], raw: Sequence[Mapping[str, Any]], *, single: bool = False) -> list[T]:
+    """Validate raw input items; the first bad one fails the whole batch with its index in the error (``single``:
+    the input of a one-object operation, whose error names no item)."""
     out: list[T] = []
     for i, item in enumerate(raw):
         try:
@@ -58,7 +59,7 @@ def parse_items(model: type[T], raw: Sequence[Mapping[str, Any]]) -> list[T]:
         except pydantic.ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "item"
-            raise ValidationError(f"{where}: {first['msg']}", item=i, field=where) from None
+            raise ValidationError(f"{where}: {first['msg']}", item=None if single else i, field=where) from None
     return out
 
 
@@ -322,7 +323,7 @@ class MemoryService(IdempotentWriter):
                 trust = lowered
         changes = {k: v for k, v in {"content": content, "confidence": confidence, "importance": importance,
                                       "tags": tuple(tags) if tags is not None else None}.items() if v is not None}
-        (checked,) = parse_items(Memory, [{**current.model_dump(), **changes}])  # validators on the new values
+        (checked,) = parse_items(Memory, [{**current.model_dump(), **changes}], single=True)  # the new values' checks
         embedding = (await self.embed([checked.content]))[0] if content is not None else None
         quarantine = (screen_reason(checked.content, embedding, self.settings.screening_threshold, self.probe)
                       if embedding is not None and self.settings.screening else "")
