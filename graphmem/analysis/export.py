@@ -4,7 +4,8 @@ typed edges with their weights, read page by page (``cypher/analysis/*``) so a l
 Nodes are keyed ``"<Label>:<id>"`` (an entity by its name), so graphs exported from the same namespace, a
 neighbourhood or a search's subgraph line up. Memories are verified as every read verifies them
 (``security.integrity``): one that fails is left out (or, in flag mode, kept with its ``integrity`` verdict), and so
-are the edges that touch it.
+are the edges that touch it; the graph's ``memories_unverified`` counts those left out, ``memories_flagged`` those
+kept with a verdict.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import networkx as nx
 
+from graphmem.errors import ValidationError
 from graphmem.models import MemoryStatus, check_namespace
 from graphmem.store import Store
 from graphmem.store.records import native
@@ -21,6 +23,8 @@ from graphmem.store.records import native
 DEFAULT_STATUSES = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED, MemoryStatus.ARCHIVED)
 """What an export holds unless told otherwise: the memory's history too, not the deleted or quarantined."""
 PAGE = 1000
+ENTITY_FIELDS = ("namespace", "name", "kind", "created_at")
+"""An entity's properties (docs/graph.md), as ``analysis/entity_page`` returns them."""
 
 
 def node_key(label: str, ident: str) -> str:
@@ -31,12 +35,17 @@ async def export_namespace(
     store: Store, namespace: str, *, statuses: Sequence[MemoryStatus] = DEFAULT_STATUSES, page_size: int = PAGE,
     progress: Callable[[int], None] | None = None,
 ) -> nx.MultiDiGraph[str]:
-    """The namespace's graph; ``progress`` is called with the number of nodes each page added."""
-    check_namespace(namespace)
+    """The namespace's graph; ``progress`` is called with the number of nodes each page added. A namespace name
+    that is not one is ``ValidationError``."""
+    try:
+        check_namespace(namespace)
+    except ValueError as exc:
+        raise ValidationError(str(exc), field="namespace") from None
     wanted = [s.value for s in statuses]
     graph: nx.MultiDiGraph[str] = nx.MultiDiGraph(namespace=namespace, statuses=wanted)
     edges: list[tuple[str, str, dict[str, Any]]] = []
     after = ""
+    unverified = flagged = 0
     while True:
         rows = await store.read("analysis/memory_page", namespace=namespace, statuses=wanted, after=after,
                                 limit=page_size)
@@ -44,6 +53,8 @@ async def export_namespace(
             break
         after = rows[-1]["memory"]["id"]
         kept = {m["id"]: m for m in store.integrity.checked(r["memory"] for r in rows)}
+        unverified += len(rows) - len(kept)
+        flagged += sum(1 for m in kept.values() if "integrity" in m)
         for row in rows:
             data = kept.get(row["memory"]["id"])
             if data is None:
@@ -63,8 +74,8 @@ async def export_namespace(
                                    limit=page_size):
         after = rows[-1]["name"]
         for row in rows:
-            graph.add_node(node_key("Entity", row["name"]), label="Entity", name=row["name"],
-                           degree_about=int(row["degree"]))
+            entity = _attributes({k: row.get(k) for k in ENTITY_FIELDS})
+            graph.add_node(node_key("Entity", row["name"]), label="Entity", **entity, degree_about=int(row["degree"]))
         _progress(progress, len(rows))
     after = ""
     while rows := await store.read("analysis/task_page", namespace=namespace, after=after, limit=page_size):
@@ -84,6 +95,8 @@ async def export_namespace(
         else:  # its other end is not exported (another status, or it failed verification)
             dropped += 1
     graph.graph["edges_dropped"] = dropped
+    graph.graph["memories_unverified"] = unverified
+    graph.graph["memories_flagged"] = flagged
     return graph
 
 
@@ -97,4 +110,4 @@ def _progress(progress: Callable[[int], None] | None, n: int) -> None:
         progress(n)
 
 
-__all__ = ["DEFAULT_STATUSES", "export_namespace", "node_key"]
+__all__ = ["DEFAULT_STATUSES", "ENTITY_FIELDS", "export_namespace", "node_key"]

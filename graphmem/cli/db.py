@@ -47,7 +47,8 @@ async def count_memories(store: Store, *, namespaces: Sequence[str] | None = Non
 
 
 @db.command("reembed")
-@click.option("--page", default=256, show_default=True, help="Memories embedded per transaction.")
+@click.option("--page", type=click.IntRange(min=1), default=256, show_default=True,
+              help="Memories embedded per transaction.")
 def db_reembed(page: int) -> None:
     """Re-embed every memory with the configured embedder and rebuild the vector index to fit it."""
     from tqdm import tqdm
@@ -72,7 +73,7 @@ def db_reembed(page: int) -> None:
 
 @db.command("rebuild-graph")
 @click.option("--namespace", "namespaces", multiple=True, help="Only these namespaces (default: every one).")
-@click.option("--page", default=500, show_default=True, help="Memories per transaction.")
+@click.option("--page", type=click.IntRange(min=1), default=500, show_default=True, help="Memories per transaction.")
 def db_rebuild_graph(namespaces: tuple[str, ...], page: int) -> None:
     """Run the write path's graph construction (entities from content, SIMILAR_TO, FOLLOWS) over stored memories:
     for graphs written before it, or after GRAPHMEM_GRAPH_* changed. Idempotent."""

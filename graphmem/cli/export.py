@@ -8,19 +8,38 @@ from pathlib import Path
 
 import click
 
+from graphmem.cli.errors import CommandError
 from graphmem.config import Settings
-from graphmem.models import MemoryStatus
+from graphmem.models import MemoryStatus, check_namespace
+
+
+def _namespace(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        return check_namespace(value)
+    except ValueError as exc:
+        raise CommandError("INVALID_INPUT", str(exc)) from None
+
+
+def unverified_hint(namespace: str, n: int) -> str:
+    """What to do about memories an export left out because they fail verification."""
+    return (f"{namespace}: {n} memories fail verification under GRAPHMEM_SIGNING_KEYS (signed under another key, or "
+            f"changed outside graphmem) and were left out of the export, with their edges. List them: graphmem "
+            f"integrity check --namespace {namespace}. Then either list the key they were signed with in "
+            f"GRAPHMEM_SIGNING_KEYS and export again, or wipe the namespace and import it again: graphmem db "
+            f"wipe-namespace {namespace} --yes")
 
 
 @click.command("export")
-@click.argument("namespace")
+@click.argument("namespace", callback=_namespace)
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False, writable=True),
-              help="The file to write.")
+              help="The file to write (its missing folders are created).")
 @click.option("--format", "fmt", type=click.Choice(["graphml", "json"]), default="graphml", show_default=True)
 @click.option("--status", "statuses", multiple=True, type=click.Choice([s.value for s in MemoryStatus]),
               help="Memory statuses to export (repeatable; default: active, superseded, archived).")
 def export(namespace: str, out: str, fmt: str, statuses: tuple[str, ...]) -> None:
-    """Export NAMESPACE (memories, entities, tasks, turns and their typed edges), page by page."""
+    """Export NAMESPACE (memories, entities, tasks, turns and their typed edges), page by page. Exits 1 when memories
+    were left out because they fail verification under the current signing keys (the file holds the rest)."""
+    import networkx as nx
     from tqdm import tqdm
 
     from graphmem.analysis import GraphFormat, export_namespace, write_graph
@@ -28,16 +47,31 @@ def export(namespace: str, out: str, fmt: str, statuses: tuple[str, ...]) -> Non
     from graphmem.store import Store
 
     wanted = tuple(MemoryStatus(s) for s in statuses) or DEFAULT_STATUSES
+    target = Path(out)
+    try:  # before the export reads anything: a folder that cannot be made fails at once
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CommandError("INVALID_INPUT", f"cannot write {out}: {exc.strerror or exc}") from None
 
-    async def run() -> tuple[int, int]:
+    async def run() -> nx.MultiDiGraph[str]:
         async with Store.connect(Settings()) as store:
             with tqdm(unit="node", desc=f"export {namespace}") as bar:
                 def advance(n: int) -> None:
                     bar.update(n)
 
-                graph = await export_namespace(store, namespace, statuses=wanted, progress=advance)
-        write_graph(graph, Path(out), GraphFormat(fmt))
-        return graph.number_of_nodes(), graph.number_of_edges()
+                return await export_namespace(store, namespace, statuses=wanted, progress=advance)
 
-    nodes, edges = asyncio.run(run())
-    click.echo(f"{namespace}: {nodes} nodes, {edges} edges -> {out}")
+    graph = asyncio.run(run())
+    try:
+        write_graph(graph, target, GraphFormat(fmt))
+    except OSError as exc:
+        raise CommandError("INVALID_INPUT", f"cannot write {out}: {exc.strerror or exc}") from None
+    click.echo(f"{namespace}: {graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges -> {out}")
+    flagged = int(graph.graph.get("memories_flagged", 0))
+    if flagged:
+        click.echo(f"{namespace}: {flagged} memories fail verification and are exported flagged (their "
+                   f"'integrity' attribute): graphmem integrity check --namespace {namespace} lists them", err=True)
+    unverified = int(graph.graph.get("memories_unverified", 0))
+    if unverified:
+        click.echo(unverified_hint(namespace, unverified), err=True)
+        raise SystemExit(1)

@@ -8,6 +8,9 @@ import click
 
 from graphmem.config import Settings
 
+BATCH = click.IntRange(min=1)
+"""Memories per write transaction: at least one."""
+
 
 @click.group("import")
 def import_() -> None:
@@ -17,7 +20,7 @@ def import_() -> None:
 @import_.command("locomo")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--sample", "samples", multiple=True, help="Only these sample ids (e.g. conv-26); default all.")
-@click.option("--batch", default=500, show_default=True, help="Memories per write transaction.")
+@click.option("--batch", type=BATCH, default=500, show_default=True, help="Memories per write transaction.")
 def import_locomo(path: str, samples: tuple[str, ...], batch: int) -> None:
     """Import LoCoMo conversations: sessions -> tasks and turns, turns -> episodic memories, observations ->
     semantic memories DERIVED_FROM their evidence turns, speakers -> entities. One namespace per sample."""
@@ -48,16 +51,18 @@ def import_locomo(path: str, samples: tuple[str, ...], batch: int) -> None:
 @import_.command("jsonl")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--namespace", default=None, help="Namespace for lines that do not name one.")
-@click.option("--batch", default=500, show_default=True)
+@click.option("--batch", type=BATCH, default=500, show_default=True, help="Memories per write transaction.")
 @click.option("--no-dedupe", is_flag=True, help="Store near-duplicates as separate memories.")
 def import_jsonl(path: str, namespace: str | None, batch: int, no_dedupe: bool) -> None:
-    """Import memories from JSON Lines (one MemoryDraft object a line; give ids to make re-imports no-ops)."""
+    """Import memories from JSON Lines (one MemoryDraft object a line; give ids to make re-imports no-ops). Exits 1
+    when a namespace holds memories that fail verification under the current signing keys (the hint says what to
+    do): reads hide them, and importing again leaves them as they are."""
     from collections import defaultdict
 
     from tqdm import tqdm
 
     from graphmem.importers.jsonl import read_jsonl
-    from graphmem.importers.runner import ImportReport, write_drafts
+    from graphmem.importers.runner import ImportReport, import_drafts, unverified_hint
     from graphmem.models import MemoryDraft
     from graphmem.service.factory import open_service
 
@@ -65,17 +70,23 @@ def import_jsonl(path: str, namespace: str | None, batch: int, no_dedupe: bool) 
     for draft in read_jsonl(path, default_namespace=namespace):
         groups[draft.namespace].append(draft)
 
-    async def run() -> None:
+    async def run() -> list[ImportReport]:
+        reports: list[ImportReport] = []
         async with open_service(Settings()) as service:
             total = sum(len(g) for g in groups.values())
             with tqdm(total=total, unit="memory", desc="import jsonl") as bar:
                 for ns, drafts in groups.items():
-                    report = ImportReport(namespace=ns)
-                    await write_drafts(service, drafts, report, batch_size=batch, dedupe=not no_dedupe,
-                                       progress=bar.update)
+                    report = await import_drafts(service, ns, drafts, batch_size=batch, dedupe=not no_dedupe,
+                                                 progress=bar.update)
                     click.echo(report.line())
+                    reports.append(report)
+        return reports
 
-    asyncio.run(run())
+    hidden = [r for r in asyncio.run(run()) if r.unverified]
+    for report in hidden:
+        click.echo(unverified_hint(report.namespace, report.unverified), err=True)
+    if hidden:
+        raise SystemExit(1)
 
 
 @import_.command("graphiti")
@@ -85,7 +96,7 @@ def import_jsonl(path: str, namespace: str | None, batch: int, no_dedupe: bool) 
 @click.option("--database", default="neo4j", show_default=True)
 @click.option("--group-id", "group_ids", multiple=True, help="Only these Graphiti group ids; default all.")
 @click.option("--namespace-prefix", default="graphiti-", show_default=True, help="Namespace = prefix + group id.")
-@click.option("--batch", default=500, show_default=True, help="Memories per write transaction.")
+@click.option("--batch", type=BATCH, default=500, show_default=True, help="Memories per write transaction.")
 def import_graphiti(uri: str, user: str, password: str, database: str, group_ids: tuple[str, ...],
                     namespace_prefix: str, batch: int) -> None:
     """Import a Graphiti graph: each group id -> a namespace; episodes -> turns of one task and episodic memories,

@@ -31,8 +31,18 @@ def new_key(key_id: str | None) -> None:
     """Print a fresh 'keyid:secret' for GRAPHMEM_SIGNING_KEYS (put it first to make it the signing key)."""
     import datetime as dt
 
+    from graphmem.errors import ConfigError
+    from graphmem.security.signing import parse_keys
+
     kid = key_id or f"k{dt.date.today():%Y%m%d}"
-    click.echo(f"{kid}:{secrets.token_urlsafe(32)}")
+    line = f"{kid}:{secrets.token_urlsafe(32)}"
+    try:  # the key is printed only if GRAPHMEM_SIGNING_KEYS would accept it, under the id asked for
+        usable = [k.id for k in parse_keys(line)] == [kid]
+    except ConfigError:
+        usable = False
+    if not usable:
+        raise click.BadParameter(f"{kid!r}: a key id is 1-32 of letters, digits, '_', '.', '-'", param_hint="--id")
+    click.echo(line)
 
 
 @integrity.command("check")
@@ -62,7 +72,7 @@ def check_cmd(namespace: str | None, after: str | None, as_json: bool) -> None:
 @integrity.command("resign")
 @click.option("--namespace", default=None, help="Only this namespace (default: all).")
 @click.option("--unsigned", is_flag=True, help="Also sign unsigned memories (written before signing was on).")
-@click.option("--page", default=500, show_default=True, help="Memories per transaction.")
+@click.option("--page", type=click.IntRange(min=1), default=500, show_default=True, help="Memories per transaction.")
 @click.option("--after", default=None, help="Resume after this NAMESPACE/ID (printed after every page).")
 def resign_cmd(namespace: str | None, unsigned: bool, page: int, after: str | None) -> None:
     """Re-sign with the current (first) key every memory that verifies with an older listed key. Memories that

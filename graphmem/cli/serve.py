@@ -144,7 +144,8 @@ async def run_server(app: Starlette, sock: socket.socket, announce: Callable[[],
 
 @click.command()
 @click.option("--host", default=None, help="Bind address (default GRAPHMEM_API_HOST, 127.0.0.1).")
-@click.option("--port", default=None, type=int, help="Port (default GRAPHMEM_API_PORT, 8000).")
+@click.option("--port", default=None, type=click.IntRange(0, 65535),
+              help="Port (default GRAPHMEM_API_PORT, 8000; 0: any free port).")
 @click.option("--demo", is_flag=True, help="Local demo mode: requests without a token act as the demo principal.")
 @click.option("--demo-token", is_flag=True,
               help=f"Also accept a token named {DEMO_TOKEN_NAME!r} that reads and writes the demo namespaces and "

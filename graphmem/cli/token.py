@@ -61,10 +61,12 @@ def _token_file(path: str | None, settings: Settings) -> Path:
 def token_create(name: str, read_: str, write: str, shared: bool, admin: bool, trust: float,
                  path: str | None) -> None:
     """Create a token, append its hashed entry to the token file and print the token (once) on stdout."""
-    target = _token_file(path, Settings())
+    settings = Settings()
+    target = _token_file(path, settings)
     reads, writes = _namespace_list(read_), _namespace_list(write)
     if not (reads or writes or shared or admin):
         raise click.UsageError("a token needs at least one of --read, --write, --shared, --admin")
+    _check_new_name(name, target, settings.tokens if path is None else None)
     secret, digest = new_token()
     try:
         add_token_entry(target, make_entry(name, digest, read=reads, write=writes, shared=shared, admin=admin,
@@ -73,6 +75,21 @@ def token_create(name: str, read_: str, write: str, shared: bool, admin: bool, t
         raise CommandError.of(exc) from None
     click.echo(secret)
     click.echo(f"token {name!r} added to {target}; it is shown only now, store it safely", err=True)
+
+
+def _check_new_name(name: str, target: Path, inline: str | None) -> None:
+    """CONFLICT when a token of that name is in the token file (or in GRAPHMEM_TOKENS, which `graphmem serve` reads
+    beside it); the file is left untouched. A token file that does not parse is INVALID_CONFIG."""
+    try:
+        taken = target.exists() and any(e.name == name for e in load_token_file(target))
+        where = str(target)
+        if not taken and inline is not None and inline.strip():
+            taken, where = any(e.name == name for e in parse_token_entries(inline, source=INLINE)), INLINE
+    except GraphmemError as exc:
+        raise CommandError.of(exc) from None
+    if taken:
+        fix = "remove it there" if where == INLINE else f"revoke it first (graphmem token revoke {name})"
+        raise CommandError("CONFLICT", f"a token named {name!r} exists in {where}; {fix} or pick another name")
 
 
 def _rights(entry: TokenEntry) -> str:

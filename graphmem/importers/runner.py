@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 
+from graphmem.errors import ValidationError
 from graphmem.importers.plan import ImportPlan
 from graphmem.models import MemoryDraft, MemoryKind, Turn, WriteAction, WriteResult
 from graphmem.service import MemoryService
@@ -26,6 +27,8 @@ class ImportReport:
     unchanged: int = 0
     """Nothing written: the id is stored, or an earlier import applied this item's strengthening already."""
     entities: int = 0
+    """Entities of the plan (LoCoMo's speakers, ...); for drafts (``import_drafts``) the entities the import added
+    to the namespace (the write path's extractor makes them from the content)."""
     unmatched_evidence: int = 0
     unverified: int = 0
     """Memories of the namespace that fail verification under the current signing keys after the import (written
@@ -78,11 +81,35 @@ async def write_drafts(
     service: MemoryService, drafts: Sequence[MemoryDraft], report: ImportReport, *, batch_size: int,
     dedupe: bool, progress: Progress | None = None,
 ) -> None:
+    if batch_size < 1:
+        raise ValidationError(f"batch size must be at least 1 (got {batch_size})", field="batch_size")
     batches = [drafts[start:start + batch_size] for start in range(0, len(drafts), batch_size)]
     applied = await applied_ids(service, drafts) if dedupe else set()
     results = await service.write_many(batches, dedupe=dedupe, progress=progress)
     for batch, result in zip(batches, results, strict=True):
         report.count(batch, result.items, applied)
+
+
+async def entity_count(service: MemoryService, namespace: str) -> int:
+    """How many entities ``namespace`` holds."""
+    rows = await service.store.read("analysis/entity_count", namespace=namespace)
+    return int(rows[0]["n"]) if rows else 0
+
+
+async def import_drafts(
+    service: MemoryService, namespace: str, drafts: Sequence[MemoryDraft], *, batch_size: int, dedupe: bool,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Write the drafts of one namespace (``import jsonl``): the report counts the entities the write path added
+    (a writer beside the import adds to that count) and the namespace's memories that fail verification."""
+    started = time.monotonic()
+    report = ImportReport(namespace=namespace)
+    before = await entity_count(service, namespace)
+    await write_drafts(service, drafts, report, batch_size=batch_size, dedupe=dedupe, progress=progress)
+    report.entities = max(0, await entity_count(service, namespace) - before)
+    report.unverified = await unverified(service, namespace)
+    report.seconds = time.monotonic() - started
+    return report
 
 
 async def unverified(service: MemoryService, namespace: str) -> int:

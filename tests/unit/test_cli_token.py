@@ -111,6 +111,33 @@ def test_list_of_a_missing_file_is_one_error_line(tmp_path: Path) -> None:
                                           "does not exist (create it with `graphmem token create`)"]
 
 
+# --- create -------------------------------------------------------------------------------------------------------
+
+
+def test_create_of_a_name_in_the_file_is_a_conflict_and_leaves_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.yaml"
+    create(path, "alice", "--read", "a")
+    create(path, "bob", "--read", "b")
+    before = path.read_text()
+    result = invoke("token", "create", "--name", "alice", "--write", "c", "--file", str(path))
+    assert result.exit_code == 1
+    assert result.stdout == ""  # no secret printed for a token that was not stored
+    assert result.stderr.splitlines() == [f"graphmem: error [CONFLICT]: a token named 'alice' exists in {path}; "
+                                          "revoke it first (graphmem token revoke alice) or pick another name"]
+    assert path.read_text() == before
+
+
+def test_create_of_a_name_defined_inline_is_a_conflict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "tokens.yaml"
+    monkeypatch.setenv("GRAPHMEM_TOKENS_FILE", str(path))
+    monkeypatch.setenv("GRAPHMEM_TOKENS", json.dumps({"tokens": [{"name": "ci", "sha256": "b" * 64}]}))
+    result = invoke("token", "create", "--name", "ci", "--read", "a")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("graphmem: error [CONFLICT]: a token named 'ci' exists in GRAPHMEM_TOKENS; "
+                                    "remove it there or pick another name")
+    assert not path.exists()
+
+
 # --- revoke -------------------------------------------------------------------------------------------------------
 
 

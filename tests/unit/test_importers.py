@@ -306,7 +306,7 @@ def test_jsonl_bad_line_names_its_number(bad: str, message: str) -> None:
     with pytest.raises(ValidationError) as info:
         parse_jsonl(lines, default_namespace="fallback")
     assert info.value.item == 4
-    assert str(info.value).startswith("item 4: ")
+    assert str(info.value).startswith("line 4: ")
     assert message in str(info.value)
 
 

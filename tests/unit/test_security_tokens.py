@@ -227,7 +227,7 @@ def test_cli_token_create_uses_settings_file(tmp_path: Path, monkeypatch: pytest
 @pytest.mark.parametrize(("args", "message"), [
     (["--name", "a", "--read", "Bad NS"], "namespace 'Bad NS'"),
     (["--name", "a"], "at least one of"),
-    (["--name", "dup", "--read", "a"], "duplicate name 'dup'"),
+    (["--name", "dup", "--read", "a"], "[CONFLICT]: a token named 'dup' exists"),
 ])
 def test_cli_token_create_errors(tmp_path: Path, args: list[str], message: str) -> None:
     path = tmp_path / "tokens.yaml"
