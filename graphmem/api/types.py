@@ -312,7 +312,9 @@ class Count:
 @strawberry.type
 class Stats:
     namespace: str
-    memories: list[Count]
+    memories: list[Count] = strawberry.field(description="By 'kind/status' ('semantic/active', ...); a memory past "
+                                              "its expiry counts as 'kind/expired' (reads hide it; the life "
+                                              "cycle's sweep removes it).")
     edges: list[Count]
     nodes: list[Count]
 

@@ -162,7 +162,7 @@ class BrowseService:
         return [EntityCount.model_validate(r) for r in rows]
 
     async def stats(self, namespace: str) -> Stats:
-        rows = await self.store.read("graph/stats", namespace=namespace)
+        rows = await self.store.read("graph/stats", namespace=namespace, now=utcnow())
         by: dict[str, dict[str, int]] = {"memory": {}, "edge": {}, "node": {}}
         for r in rows:
             by[r["what"]][r["key"]] = int(r["n"])

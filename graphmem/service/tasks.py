@@ -47,13 +47,18 @@ def numbered(task_id: str, turns: Sequence[tuple[Role, str] | Turn], next_seq: i
 
 class TaskService(IdempotentWriter):
     async def start(self, task: Task, *, request_id: str | None = None) -> Task:
-        """Open a task (idempotent on its id in the namespace; another namespace's task of that id is another task)."""
+        """Open a task (idempotent on its id in the namespace; another namespace's task of that id is another task).
+        The id of a task stored with another agent or title is CONFLICT (it was returned as it was, silently)."""
         row = task.model_dump(mode="python")
         row["status"] = task.status.value
         payload = {"task": task.model_dump(mode="json", exclude={"started_at"})}  # a retry has a new clock
         await self._apply(task.namespace, request_id, "start_task", payload,
                           [Step("task/start", {"row": row})], "null")
-        return await self.get(task.namespace, task.id)
+        stored = await self.get(task.namespace, task.id)
+        if stored.agent != task.agent or (task.title is not None and stored.title != task.title):
+            raise ConflictError(f"task {task.id!r} exists with another agent or title (agent {stored.agent!r}, title "
+                                f"{stored.title!r}): pick another id, or start it as it was")
+        return stored
 
     async def log_turns(
         self, namespace: str, task_id: str, turns: Sequence[tuple[Role, str] | Turn], *,

@@ -25,6 +25,7 @@ from graphmem.models import (
     utcnow,
 )
 from graphmem.service import MemoryService, parse_items
+from graphmem.service.browse import BrowseService
 from graphmem.store import Step, Store
 
 
@@ -247,12 +248,18 @@ async def test_working_memory_expires(service: MemoryService, store: Store, name
     assert [m.id for m in await store.list_memories(namespace)] == [live]
     hits = await store.vector_search(service.embedder.embed_query("scratch step"), [namespace], k=5)
     assert gone not in {h.memory.id for h in hits}
+    assert (await BrowseService(store).stats(namespace)).memories == {"working/active": 1, "working/expired": 1}
     assert (await Sweeper.of(service).run(namespace)).expired == 1  # the life cycle's sweep, one namespace
     assert (await count(store, namespace))["Memory"] == 1
 
 
 async def test_task_log(service: MemoryService, namespace: str) -> None:
     task = await service.tasks.start(Task(namespace=namespace, agent="a1"))
+    assert await service.tasks.start(Task(namespace=namespace, id=task.id, agent="a1")) == task  # a retry
+    with pytest.raises(ConflictError, match="another agent or title"):
+        await service.tasks.start(Task(namespace=namespace, id=task.id, agent="a1", title="something else"))
+    with pytest.raises(ConflictError, match="another agent or title"):
+        await service.tasks.start(Task(namespace=namespace, id=task.id, agent="a2"))
     await service.tasks.log_turns(namespace, task.id, [(Role.USER, "hi")])
     await service.tasks.log_turns(namespace, task.id, [(Role.ASSISTANT, "hello"), (Role.USER, "bye")])
     turns = await service.tasks.turns(namespace, task.id)
