@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 import neo4j.exceptions as nx
 
-from graphmem.errors import ConflictError, OverloadedError, StoreError, StoreUnavailableError
+from graphmem.errors import ConfigError, ConflictError, OverloadedError, StoreError, StoreUnavailableError
 
 DATABASE_UNAVAILABLE = "Neo.TransientError.General.DatabaseUnavailable"
 """What a server that is starting (or stopping) answers: reachable, but it cannot run anything yet."""
@@ -19,8 +19,8 @@ def translate(exc: Exception, *, what: str) -> Exception:
         return StoreUnavailableError(f"{what}: Neo4j is unavailable ({exc.__class__.__name__}: {exc})")
     if isinstance(exc, ConnectionError | OSError | TimeoutError):
         return StoreUnavailableError(f"{what}: connection to Neo4j failed ({exc})")
-    if isinstance(exc, nx.AuthError):
-        return StoreUnavailableError(f"{what}: Neo4j refused the credentials")
+    if isinstance(exc, nx.AuthError):  # no retry mends it: the settings must change
+        return ConfigError(f"{what}: Neo4j refused the credentials (GRAPHMEM_NEO4J_USER, GRAPHMEM_NEO4J_PASSWORD)")
     if isinstance(exc, nx.ConnectionPoolError):  # every pooled connection busy: overload, not an outage
         return OverloadedError(f"{what}: no free Neo4j connection in the pool")
     if isinstance(exc, nx.ConstraintError):

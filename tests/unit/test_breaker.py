@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 from neo4j import exceptions as nx
 
-from graphmem.errors import CircuitOpenError, ConflictError, StoreUnavailableError
+from graphmem.errors import CircuitOpenError, ConfigError, ConflictError, StoreUnavailableError
 from graphmem.store.breaker import Breaker, State
 from graphmem.store.circuit import Circuit
 from graphmem.store.errors import DATABASE_UNAVAILABLE, is_connection_failure, translate
@@ -90,6 +90,12 @@ def test_bad_parameters_are_refused() -> None:
 
 
 # --- what feeds it ------------------------------------------------------------------------------
+def test_refused_credentials_are_configuration_not_an_outage() -> None:
+    error = translate(nx.AuthError("The client is unauthorized due to authentication failure."), what="connect")
+    assert isinstance(error, ConfigError)
+    assert "GRAPHMEM_NEO4J_PASSWORD" in str(error)
+
+
 @pytest.mark.parametrize("exc", [
     nx.ServiceUnavailable("refused"), nx.SessionExpired("dropped"), nx.IncompleteCommit("lost at commit"),
     ConnectionRefusedError("refused"), neo4j_error(DATABASE_UNAVAILABLE),
