@@ -50,7 +50,8 @@ MAX_ALIASES = 20
 
 @strawberry.type
 class Query:
-    @strawberry.field(description="Search memories: seeds -> relation expansion -> rerank, every result explained.")
+    @strawberry.field(description="Search memories: seeds -> relation expansion -> rerank, every result explained. "
+                                  "query: 1-2000 characters; k: 1-200 results (10); hops: 0-3 (1).")
     async def search(
         self, info: Info, query: str, namespaces: Namespaces = None, kinds: list[MemoryKind] | None = None,
         k: int = 10, hops: int = 1, rerank: RerankMode = RerankMode.FORMULA, fusion: Fusion = Fusion.RRF,
@@ -88,7 +89,7 @@ class Query:
     async def memory(self, info: Info, id: strawberry.ID, namespace: str | None = None) -> MemoryType:
         return MemoryType.from_domain(await info.context.service.get_memory(str(id), namespace))
 
-    @strawberry.field(description="Memories of a namespace, newest first, with cursor pagination.")
+    @strawberry.field(description="Memories of a namespace, newest first, with cursor pagination (first: 1-200).")
     async def memories(self, info: Info, namespace: str, kinds: list[MemoryKind] | None = None,
                        statuses: list[MemoryStatus] | None = None, first: int = 50,
                        after: str | None = None) -> MemoryConnection:
@@ -106,7 +107,7 @@ class Query:
     async def task(self, info: Info, namespace: str, id: strawberry.ID) -> Task:
         return Task.from_domain(await info.context.service.task(namespace, str(id)))
 
-    @strawberry.field(description="Entities of a namespace, most mentioned first.")
+    @strawberry.field(description="Entities of a namespace, most mentioned first (first: 1-200).")
     async def entities(self, info: Info, namespace: str, first: int = 50) -> list[Entity]:
         return [Entity(name=e.name, kind=e.kind, memories=e.memories)
                 for e in await info.context.service.entities(namespace, first)]
