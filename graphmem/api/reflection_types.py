@@ -79,7 +79,8 @@ class ReflectionReport:
 class ReflectionState:
     status: str | None = strawberry.field(description="pending | running | done | failed (null: never ended).")
     error: str | None = strawberry.field(description="The last failure, kept until a reflection succeeds.")
-    attempts: int
+    attempts: int = strawberry.field(description="Failed attempts so far (a success does not count one; the "
+                                     "worker gives up after GRAPHMEM_REFLECTION_MAX_ATTEMPTS).")
     reflected_at: datetime | None
     report: ReflectionReport | None
 

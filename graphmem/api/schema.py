@@ -28,6 +28,7 @@ from graphmem.api.types import (
     WritePayload,
 )
 from graphmem.api.types import Memory as MemoryType
+from graphmem.errors import ValidationError
 from graphmem.models import (
     MemoryDraft,
     MemoryKind,
@@ -178,6 +179,8 @@ class Mutation:
     @strawberry.mutation(description="Open a task (its interaction log).")
     async def start_task(self, info: Info, task: TaskInput, request_id: str | None = None) -> Task:
         # Without an id, a request id names the task, so that a retried startTask is a replay, not a new task.
+        if task.id is not None and not task.id.strip():
+            raise ValidationError("id: a task id is not blank (leave it out to get a new one)", field="id")
         task_id = task.id or (request_task_id(task.namespace, request_id) if request_id else new_id())
         (model,) = parse_items(TaskModel, [{"namespace": task.namespace, "agent": task.agent, "title": task.title,
                                             "id": task_id}], single=True)

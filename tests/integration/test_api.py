@@ -228,6 +228,14 @@ async def test_invalid_inputs_are_invalid_input_naming_the_item(api: Api) -> Non
     assert codes(bad_ns) == ["INVALID_INPUT"]
     assert bad_ns["errors"][0]["message"].startswith("item 0: namespace:")
 
+    start = "mutation($t: TaskInput!) { startTask(task: $t) { id } }"
+    for blank_id, words in (("", "id: a task id is not blank"), ("  ", "id: a task id is not blank")):
+        refused = await api.call(api.tokens.a, start, {"t": {"namespace": ns, "id": blank_id}})
+        assert codes(refused) == ["INVALID_INPUT"]
+        assert refused["errors"][0]["message"].startswith(words)  # one task, no item named
+    agentless = await api.call(api.tokens.a, start, {"t": {"namespace": ns, "agent": ""}})
+    assert agentless["errors"][0]["message"].startswith("agent: ")
+
     # JSON can carry NaN (Python's parser takes it); GraphQL's Float refuses it before any resolver runs.
     raw = json.dumps({"query": WRITE, "variables": {"memories": [
         memory(ns, "fine"), memory(ns, "nan confidence", confidence=float("nan"))]}})
