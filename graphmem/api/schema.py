@@ -73,6 +73,9 @@ class Query:
             "them; RETURN them too; HIDE: neither returned nor climbed down from (the expansion still walks from "
             "them as from any memory)."))] = SummaryMode.LEAD,
     ) -> SearchPayload:
+        for name, given in (("kinds", kinds), ("channels", channels)):
+            if given is not None and not given:  # as namespaces: [] is; null is the way to say "the default"
+                raise ValidationError(f"{name}: give at least one, or leave it out (null) for the default", field=name)
         options: dict[str, object] = {
             "k": k, "hops": hops, "rerank": rerank, "fusion": fusion, "as_of": as_of,
             "created_after": created_after, "created_before": created_before, "consensus": consensus,

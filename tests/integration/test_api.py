@@ -266,6 +266,10 @@ async def test_invalid_inputs_are_invalid_input_naming_the_item(api: Api) -> Non
     search_k = await api.call(api.tokens.a, "{ search(query: \"x\", k: 0) { cached } }")
     assert codes(search_k) == ["INVALID_INPUT"]
     assert search_k["errors"][0]["message"].startswith("k:")
+    for name in ("kinds", "channels"):  # an empty list is refused, as namespaces: [] is, not read as the default
+        empty = await api.call(api.tokens.a, f"{{ search(query: \"x\", {name}: []) {{ cached }} }}")
+        assert codes(empty) == ["INVALID_INPUT"]
+        assert empty["errors"][0]["message"].startswith(f"{name}: give at least one")
     attempted = {"fine", "   ", "nan confidence", "over one"}
     assert not attempted & set(await contents(api, ns)), "a refused batch wrote something"
 
