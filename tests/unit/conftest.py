@@ -1,9 +1,11 @@
 """Fixtures shared by several unit test modules: docker-compose.yml and the Dockerfile as read by compose_support.py
 (test_compose.py, test_compose_secrets.py, test_dockerfile.py), and an environment without token, demo or rate-limit
-settings (the test_security_* modules, through ``pytest.mark.usefixtures``)."""
+settings (the test_security_* modules, through ``pytest.mark.usefixtures``), and one without any GRAPHMEM_* setting
+(the CLI modules)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -53,3 +55,11 @@ def clean_security_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("TOKENS", "TOKENS_FILE", "DEMO_MODE", "DEMO_NAMESPACES", "SHARED_NAMESPACE", "RATE_LIMIT_PER_S",
                 "RATE_LIMIT_BURST"):
         monkeypatch.delenv(f"GRAPHMEM_{var}", raising=False)
+
+
+@pytest.fixture
+def no_graphmem_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No GRAPHMEM_* variable of the shell running the tests reaches the command under test."""
+    for key in list(os.environ):
+        if key.startswith("GRAPHMEM_"):
+            monkeypatch.delenv(key)

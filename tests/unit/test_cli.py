@@ -30,11 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GRAPHMEM = Path(sys.executable).with_name("graphmem")
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in list(os.environ):
-        if key.startswith("GRAPHMEM_"):
-            monkeypatch.delenv(key)
+pytestmark = pytest.mark.usefixtures("no_graphmem_env")
 
 
 def run_main(args: list[str], capfd: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

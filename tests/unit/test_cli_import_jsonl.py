@@ -5,7 +5,6 @@ reported with the fix and exits 1, as ``import locomo`` does; the report counts 
 from __future__ import annotations
 
 import codecs
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -26,11 +25,7 @@ from graphmem.security.integrity import Integrity
 LINE = '{"kind": "semantic", "content": "Paris is in France", "id": "p1"}\n'
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in list(os.environ):
-        if key.startswith("GRAPHMEM_"):
-            monkeypatch.delenv(key)
+pytestmark = pytest.mark.usefixtures("no_graphmem_env")
 
 
 # --- reading the file ---------------------------------------------------------------------------------------------

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -12,12 +11,7 @@ import pytest
 from graphmem.cli import main
 from graphmem.security.signing import parse_keys
 
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in list(os.environ):
-        if key.startswith("GRAPHMEM_"):
-            monkeypatch.delenv(key)
+pytestmark = pytest.mark.usefixtures("no_graphmem_env")
 
 
 def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[object, str, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -19,11 +18,7 @@ from graphmem.security import TokenStore, add_token_entry, make_entry, new_token
 H1 = "a" * 64
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in list(os.environ):
-        if key.startswith("GRAPHMEM_"):
-            monkeypatch.delenv(key)
+pytestmark = pytest.mark.usefixtures("no_graphmem_env")
 
 
 def invoke(*args: str) -> Result:

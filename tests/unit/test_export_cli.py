@@ -4,7 +4,6 @@ properties. The store is faked at its I/O edge (``read``); the signing check is 
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -52,11 +51,7 @@ class FakeStore:
         return [r for r in rows if key(r) > params["after"]][: params["limit"]]
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in list(os.environ):
-        if key.startswith("GRAPHMEM_"):
-            monkeypatch.delenv(key)
+pytestmark = pytest.mark.usefixtures("no_graphmem_env")
 
 
 @pytest.fixture
