@@ -1,11 +1,13 @@
 """The MCP tools: one handler each, calling the caller's ScopedService and mapping the answer; nothing else.
 
 Access is the service's to check (ScopedService asks the principal on every read and write); a handler only
-fills in a namespace the caller left out, and only with the one namespace the token may write.
+fills in a namespace the caller left out: a write with the one namespace the token may write, a read of a memory
+by id with the namespace it is found in (the token's own first, then every namespace it reads, as memory_get).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -14,7 +16,7 @@ from mcp.types import Tool, ToolAnnotations
 from pydantic import BaseModel
 
 from graphmem.api.schema import request_task_id  # the id GraphQL gives a retried startTask: the same task
-from graphmem.errors import ValidationError
+from graphmem.errors import NotFoundError, ValidationError
 from graphmem.mcp import inputs as i
 from graphmem.mcp import outputs as o
 from graphmem.models import MemoryDraft, MemoryStatus, Relation, Role, new_id
@@ -49,12 +51,17 @@ class ToolSpec(Generic[A, R]):
                                                 open_world_hint=False))
 
 
+def own_namespace(principal: Principal) -> str | None:
+    """The one namespace the token writes (its home), or None."""
+    return next(iter(principal.write)) if len(principal.write) == 1 and not principal.admin else None
+
+
 def namespace_of(principal: Principal, given: str | None) -> str:
     """``given``, or the only namespace the token may write (INVALID_INPUT when it writes none or several)."""
     if given is not None:
         return given
-    if len(principal.write) == 1 and not principal.admin:
-        return next(iter(principal.write))
+    if (home := own_namespace(principal)) is not None:
+        return home
     raise ValidationError(f"namespace is required: token {principal.name!r} does not write exactly one namespace",
                           field="namespace")
 
@@ -107,8 +114,15 @@ async def relate(s: ScopedService, p: Principal, a: i.RelateArgs) -> o.Related:
 
 
 async def neighborhood(s: ScopedService, p: Principal, a: i.NeighborhoodArgs) -> o.Neighborhood:
-    found = await s.neighborhood(namespace_of(p, a.namespace), a.id, hops=a.hops, types=a.types)
-    return o.Neighborhood.of(found)
+    types = list(a.types) if a.types is not None else None
+    if a.namespace is not None:
+        return o.Neighborhood.of(await s.neighborhood(a.namespace, a.id, hops=a.hops, types=types))
+    home = own_namespace(p)
+    if home is not None:
+        with contextlib.suppress(NotFoundError):
+            return o.Neighborhood.of(await s.neighborhood(home, a.id, hops=a.hops, types=types))
+    found = await s.get_memory(a.id)  # not at home: where memory_get finds it (NOT_FOUND names no namespace)
+    return o.Neighborhood.of(await s.neighborhood(found.namespace, a.id, hops=a.hops, types=types))
 
 
 async def task_start(s: ScopedService, p: Principal, a: i.TaskStartArgs) -> o.Task:
@@ -165,8 +179,10 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         "self-contained statement. A near-duplicate of a stored memory strengthens it instead of copying it. "
         "Give a request_id to make a retry safe." + NS_NOTE),
         i.WriteArgs, o.WriteResult, write, read_only=False, destructive=False, idempotent=False),
-    ToolSpec("memory_get", "Read a memory", "Read one memory by id, with all its fields.",
-             i.GetArgs, o.Memory, get, read_only=True, destructive=False, idempotent=True),
+    ToolSpec("memory_get", "Read a memory", (
+        "Read one memory by id, with all its fields. Without namespace it is looked for in every namespace your "
+        "token reads."),
+        i.GetArgs, o.Memory, get, read_only=True, destructive=False, idempotent=True),
     ToolSpec("memory_update", "Edit a memory", (
         "Change a memory's content (re-embedded), tags, confidence, importance or validity period. Prefer writing "
         "a new memory and relating it with SUPERSEDES when a fact changed over time." + NS_NOTE),
@@ -182,7 +198,8 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         i.RelateArgs, o.Related, relate, read_only=False, destructive=False, idempotent=True),
     ToolSpec("memory_neighborhood", "Explore around a memory", (
         "The nodes (memories, entities, tasks, turns) and typed edges around a memory, up to 3 hops: use it to "
-        "see what a memory is connected to." + NS_NOTE),
+        "see what a memory is connected to. Without namespace the memory is looked for in the namespace your token "
+        "writes, then in every namespace it reads (as memory_get)."),
         i.NeighborhoodArgs, o.Neighborhood, neighborhood, read_only=True, destructive=False, idempotent=True),
     ToolSpec("task_start", "Start a task", (
         "Open a task: the log of one piece of work or conversation. Log its turns with task_log and end it with "
@@ -197,13 +214,18 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         "leaves the task ended, its error in reflection_error." + NS_NOTE),
         i.TaskEndArgs, o.TaskEnded, task_end, read_only=False, destructive=False, idempotent=False),
     ToolSpec("memory_reflect", "Reflect on a task", (
-        "Distil an ended task's log into facts, lessons and typed edges with an LLM (slow). A task reflected "
-        "before returns that report (replayed: true) unless force." + NS_NOTE),
+        "Distil the turns a task logged so far into facts, lessons and typed edges with an LLM, now (slow). An open "
+        "task is reflected too, but its report is kept: turns logged later are reflected only by calling again "
+        "with force (ending the task does not reflect it again). An ended task is otherwise reflected by the "
+        "reflection worker, or at once with task_end reflect: true. A task reflected before returns that report "
+        "(replayed: true) unless force." + NS_NOTE),
         i.ReflectArgs, o.Reflection, reflect, read_only=False, destructive=False, idempotent=True),
     ToolSpec("memory_stats", "Memory statistics", (
-        "Counts of a namespace: memories by kind and status, edges by type, nodes by label." + NS_NOTE),
+        "Counts of one namespace: memories by kind and status, edges by type, nodes by label. Without namespace it "
+        "reads the one namespace your token writes (a token that writes none or several must name it); it never "
+        "sums several namespaces."),
         i.StatsArgs, o.Stats, stats, read_only=True, destructive=False, idempotent=True),
-    ToolSpec("memory_consolidate", "Consolidate memories", (
+    ToolSpec("memory_consolidate", "Consolidate memories (admin tokens only)", (
         "Admin tokens only: merge the memories of a namespace that say the same thing (near-identical meaning and "
         "the same names, numbers and dates) into one each; the others are archived (hidden from search, kept with "
         "a MERGED_INTO link), never deleted. Run with dry_run first to see the clusters. Running it again changes "

@@ -25,6 +25,7 @@ from tests.integration.mcp_support import (
     memory_flow,
     serve,
     task_flow,
+    text_of,
 )
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -102,3 +103,55 @@ async def test_the_rate_limit_gives_rate_limited(migrated: Settings, embedder: E
         assert error_code(results[3]) == "RATE_LIMITED"
         assert results[3].structured_content is not None
         assert results[3].structured_content["error"]["retry_after"] > 0
+
+
+async def test_neighborhood_without_namespace_finds_the_memory_where_memory_get_does(served: Served) -> None:
+    mark = f"plover{uuid.uuid4().hex[:8]}"
+    async with http_client(served.url, served.tokens.admin) as admin:
+        written = data(await admin.call_tool("memory_write", {"namespace": served.shared, "memories": [
+            {"content": f"The {mark} ferry leaves at nine", "entities": [f"{mark} ferry"]}]}))
+    shared_id = written["items"][0]["id"]
+    async with http_client(served.url, served.tokens.a) as client:  # writes A, reads the shared namespace too
+        mine = data(await client.call_tool("memory_write", {"memories": [{"content": f"The {mark} bus is late"}]}))
+        own_id = mine["items"][0]["id"]
+        assert data(await client.call_tool("memory_get", {"id": shared_id}))["namespace"] == served.shared
+        around = data(await client.call_tool("memory_neighborhood", {"id": shared_id}))
+        center = next(n for n in around["nodes"] if n["key"] == around["center"])
+        assert center["id"] == shared_id
+        assert data(await client.call_tool("memory_neighborhood", {"id": own_id}))["nodes"]
+        missing = await client.call_tool("memory_neighborhood", {"id": f"{mark}-missing"})
+        assert error_code(missing) == "NOT_FOUND"
+        assert served.ns_a not in text_of(missing)  # looked for everywhere it may read, not only in A
+    async with http_client(served.url, served.tokens.a_read_only) as reader:  # writes nothing: no home namespace
+        assert data(await reader.call_tool("memory_neighborhood", {"id": own_id}))["nodes"]
+    async with http_client(served.url, served.tokens.b) as other:  # may not read A: not found, nothing shown
+        hidden = await other.call_tool("memory_neighborhood", {"id": own_id})
+        assert error_code(hidden) == "NOT_FOUND"
+        assert mark not in text_of(hidden)
+
+
+async def test_update_clears_valid_until(served: Served) -> None:
+    async with http_client(served.url, served.tokens.a) as client:
+        written = data(await client.call_tool("memory_write", {"memories": [
+            {"content": f"The kiosk {uuid.uuid4().hex[:8]} is open until May",
+             "valid_until": "2031-05-01T00:00:00Z"}]}))
+        memory_id = written["items"][0]["id"]
+        assert data(await client.call_tool("memory_get", {"id": memory_id}))["valid_until"] is not None
+        both = await client.call_tool("memory_update", {"id": memory_id, "clear_valid_until": True,
+                                                        "valid_until": "2032-01-01T00:00:00Z"})
+        assert error_code(both) == "INVALID_INPUT"
+        cleared = data(await client.call_tool("memory_update", {"id": memory_id, "clear_valid_until": True}))
+        assert cleared["valid_until"] is None
+        assert data(await client.call_tool("memory_get", {"id": memory_id}))["valid_until"] is None
+
+
+async def test_lax_numbers_and_booleans_are_refused_naming_the_field(served: Served) -> None:
+    async with http_client(served.url, served.tokens.a) as client:
+        for k in ("5", True, 5.5):
+            refused = await client.call_tool("memory_search", {"query": "anything", "k": k})
+            assert error_code(refused) == "INVALID_INPUT", k
+            assert refused.structured_content is not None
+            assert refused.structured_content["error"]["message"].startswith("k: "), refused.structured_content
+        taken = await client.call_tool("memory_search", {"query": "anything", "k": 3, "rerank": "none",
+                                                         "as_of": "2030-01-01T00:00:00Z", "consensus": False})
+        assert data(taken)["rerank"] == "none"  # an enum as its value and a time as ISO text are taken
