@@ -20,15 +20,6 @@ def _namespace(ctx: click.Context, param: click.Parameter, value: str) -> str:
         raise CommandError("INVALID_INPUT", str(exc)) from None
 
 
-def unverified_hint(namespace: str, n: int) -> str:
-    """What to do about memories an export left out because they fail verification."""
-    return (f"{namespace}: {n} memories fail verification under GRAPHMEM_SIGNING_KEYS (signed under another key, or "
-            f"changed outside graphmem) and were left out of the export, with their edges. List them: graphmem "
-            f"integrity check --namespace {namespace}. Then either list the key they were signed with in "
-            f"GRAPHMEM_SIGNING_KEYS and export again, or wipe the namespace and import it again: graphmem db "
-            f"wipe-namespace {namespace} --yes")
-
-
 @click.command("export")
 @click.argument("namespace", callback=_namespace)
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False, writable=True),
@@ -44,6 +35,7 @@ def export(namespace: str, out: str, fmt: str, statuses: tuple[str, ...]) -> Non
 
     from graphmem.analysis import GraphFormat, export_namespace, write_graph
     from graphmem.analysis.export import DEFAULT_STATUSES
+    from graphmem.importers.runner import unverified_hint
     from graphmem.store import Store
 
     wanted = tuple(MemoryStatus(s) for s in statuses) or DEFAULT_STATUSES
@@ -73,5 +65,5 @@ def export(namespace: str, out: str, fmt: str, statuses: tuple[str, ...]) -> Non
                    f"'integrity' attribute): graphmem integrity check --namespace {namespace} lists them", err=True)
     unverified = int(graph.graph.get("memories_unverified", 0))
     if unverified:
-        click.echo(unverified_hint(namespace, unverified), err=True)
+        click.echo(unverified_hint(namespace, unverified, exported=True), err=True)
         raise SystemExit(1)

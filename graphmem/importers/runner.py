@@ -119,13 +119,16 @@ async def unverified(service: MemoryService, namespace: str) -> int:
     return len((await check(service.store, namespace=namespace)).failures)
 
 
-def unverified_hint(namespace: str, n: int) -> str:
-    """What to do about a namespace whose stored memories fail verification (``ImportReport.unverified``)."""
+def unverified_hint(namespace: str, n: int, *, exported: bool = False) -> str:
+    """What to do about a namespace whose stored memories fail verification: after an import
+    (``ImportReport.unverified``), or an export that left them out (``exported``)."""
+    what = ("were left out of the export, with their edges" if exported else
+            "reads hide them (or flag them); importing again leaves them as they are")
+    again = " and export again" if exported else ""
     return (f"{namespace}: {n} stored memories fail verification under GRAPHMEM_SIGNING_KEYS (signed under "
-            f"another key, or changed outside graphmem), and reads hide them (or flag them); importing again "
-            f"leaves them as they are. List them: graphmem integrity check --namespace {namespace}. Then either "
-            f"list the key they were signed with in GRAPHMEM_SIGNING_KEYS, or wipe the namespace and import it "
-            f"again: graphmem db wipe-namespace {namespace} --yes")
+            f"another key, or changed outside graphmem), and {what}. List them: graphmem integrity check "
+            f"--namespace {namespace}. Then either list the key they were signed with in GRAPHMEM_SIGNING_KEYS"
+            f"{again}, or wipe the namespace and import it again: graphmem db wipe-namespace {namespace} --yes")
 
 
 async def run_plan(

@@ -90,6 +90,6 @@ async def test_under_another_key_a_re_import_and_an_export_say_what_fails_and_ex
     assert exported.exit_code == 1, exported.output
     match = re.fullmatch(rf"{ns}: (\d+) nodes, 0 edges -> {re.escape(str(out))}\n", exported.stdout)
     assert match is not None, exported.stdout  # the entities only
-    assert f"{ns}: 3 memories fail verification under GRAPHMEM_SIGNING_KEYS" in exported.stderr
+    assert f"{ns}: 3 stored memories fail verification under GRAPHMEM_SIGNING_KEYS" in exported.stderr
     assert "left out of the export" in exported.stderr
     assert f"graphmem integrity check --namespace {ns}" in exported.stderr

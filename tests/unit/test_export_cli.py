@@ -122,8 +122,9 @@ def test_memories_left_out_are_named_with_the_fix_and_exit_1(stores: list[FakeSt
     assert result.exit_code == 1
     assert result.stdout == f"{NS}: 2 nodes, 1 edges -> {out}\n"  # the file holds what verified
     assert out.exists()
-    assert (f"{NS}: 2 memories fail verification under GRAPHMEM_SIGNING_KEYS (signed under another key, or changed "
-            "outside graphmem) and were left out of the export") in result.stderr
+    assert (f"{NS}: 2 stored memories fail verification under GRAPHMEM_SIGNING_KEYS (signed under another key, or "
+            "changed outside graphmem), and were left out of the export") in result.stderr
+    assert "export again" in result.stderr
     assert f"graphmem integrity check --namespace {NS}" in result.stderr
     assert f"graphmem db wipe-namespace {NS} --yes" in result.stderr
 
