@@ -196,16 +196,18 @@ class Mutation:
         logged = await info.context.service.log_turns(namespace, task_id, pairs, request_id)
         return [Turn.from_domain(t) for t in logged]
 
-    @strawberry.mutation(description="End a task (it joins the reflection queue). With reflect: true the task is "
-                                     "reflected on now; a failed reflection leaves the task ended and queued, "
-                                     "its error in Task.reflection.")
+    @strawberry.mutation(description="End a task (it joins the reflection queue; one reflected while open joins it "
+                                     "again when turns came after). With reflect: true the task is reflected on "
+                                     "now; a failed reflection leaves the task ended and queued, its error in "
+                                     "Task.reflection (failed at once for a task without turns). Ending it again "
+                                     "returns it; another outcome is CONFLICT.")
     async def end_task(self, info: Info, namespace: str, id: strawberry.ID, outcome: str | None = None,
                        reflect: bool = False) -> Task:
         return Task.from_domain(await info.context.service.end_task(namespace, str(id), outcome, reflect=reflect))
 
     @strawberry.mutation(description="Reflect on a task now: an LLM distils facts, typed edges and lessons from its "
-                                     "log, written in one transaction. A task reflected before returns that "
-                                     "report (replayed) unless force.")
+                                     "log, written in one transaction. A task reflected before, with no turn "
+                                     "since, returns that report (replayed) unless force.")
     async def reflect(self, info: Info, namespace: str, task_id: strawberry.ID,
                       force: bool = False) -> ReflectionReport:
         return ReflectionReport.from_domain(await info.context.service.reflect(namespace, str(task_id), force=force))

@@ -215,10 +215,9 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         i.TaskEndArgs, o.TaskEnded, task_end, read_only=False, destructive=False, idempotent=False),
     ToolSpec("memory_reflect", "Reflect on a task", (
         "Distil the turns a task logged so far into facts, lessons and typed edges with an LLM, now (slow). An open "
-        "task is reflected too, but its report is kept: turns logged later are reflected only by calling again "
-        "with force (ending the task does not reflect it again). An ended task is otherwise reflected by the "
-        "reflection worker, or at once with task_end reflect: true. A task reflected before returns that report "
-        "(replayed: true) unless force." + NS_NOTE),
+        "task is reflected too; turns it logs after that are reflected once it ends (task_end queues it again). "
+        "An ended task is otherwise reflected by the reflection worker, or at once with task_end reflect: true. "
+        "A task reflected before, with no turn since, returns that report (replayed: true) unless force." + NS_NOTE),
         i.ReflectArgs, o.Reflection, reflect, read_only=False, destructive=False, idempotent=True),
     ToolSpec("memory_stats", "Memory statistics", (
         "Counts of one namespace: memories by kind and status, edges by type, nodes by label. Without namespace it "

@@ -107,15 +107,16 @@ class ReflectionService:
         """One lock per (namespace, task) being reflected in this process, dropped when free."""
 
     async def reflect(self, namespace: str, task_id: str, *, force: bool = False) -> ReflectionReport:
-        """Reflect on a task. A task reflected before returns its stored report (``replayed``) unless ``force``;
-        a forced re-run writes nothing twice (stable ids, idempotent edges and reinforcement)."""
+        """Reflect on a task. A task reflected before returns its stored report (``replayed``) unless ``force``, or
+        unless it was reflected while open and turns came after (``task/end`` marks it stale); a re-run writes
+        nothing twice (stable ids, idempotent edges and reinforcement)."""
         check_namespace_arg(namespace)
         async with self._locks.hold((namespace, task_id)):
             rows = await self.store.read("task/get", id=task_id, namespace=namespace)
             if not rows:
                 raise NotFoundError(f"task {task_id!r} not found in {namespace!r}")
             stored = rows[0]["task"]
-            if stored.get("reflection_json") and not force:
+            if stored.get("reflection_json") and not force and not stored.get("reflection_stale"):
                 report = ReflectionReport.model_validate_json(stored["reflection_json"])
                 replayed = report.model_copy(update={"replayed": True})
                 self._observe("replayed", replayed)

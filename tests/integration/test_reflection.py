@@ -259,3 +259,41 @@ async def test_an_ended_task_without_turns_fails_at_once_with_its_reason(service
     state = await reflection.status(namespace, still_open.id)
     assert (state["status"], state["attempts"]) == ("failed", 1)  # out of the worker's queue: no retry can help
     assert "no turns to reflect on" in state["error"]
+
+
+BERLIN = {"facts": [{"content": "The user lives in Berlin.", "kind": "semantic", "entities": ["Berlin"], "turns": [0],
+                     "replaces": "none", "confidence": 0.9}], "relations": [], "errors": [], "improvements": []}
+"""An answer that names nothing outside its own task (MOVED supersedes memories moved_task writes)."""
+
+
+async def test_turns_after_a_reflection_of_an_open_task_are_reflected_when_it_ends(service: MemoryService,
+                                                                                  namespace: str) -> None:
+    task = await service.tasks.start(Task(namespace=namespace, title="Change the delivery address"))
+    await service.tasks.log_turns(namespace, task.id, [
+        (Role.USER, "Please change my delivery address, I moved from Paris to Berlin."),
+        (Role.ASSISTANT, "Done, deliveries now go to your Berlin address.")])
+    script = Script([BERLIN, BERLIN])
+    reflection = reflector(service, script)
+    assert not (await reflection.reflect(namespace, task.id)).replayed  # while open
+    await service.tasks.log_turns(namespace, task.id, [(Role.USER, "Also, ring twice: the bell is broken.")])
+    await service.tasks.end(namespace, task.id)
+    assert (await reflection.status(namespace, task.id))["status"] == "pending"  # queued again: a turn came after
+    again = await reflection.reflect(namespace, task.id)
+    assert not again.replayed
+    assert len(script.requests) == 2
+    assert "ring twice" in script.requests[1]["messages"][1]["content"]
+    assert (await reflection.status(namespace, task.id))["status"] == "done"
+    assert (await reflection.reflect(namespace, task.id)).replayed  # nothing new since: the report is replayed
+    assert len(script.requests) == 2
+
+
+async def test_a_task_reflected_while_open_and_ended_without_new_turns_stays_done(service: MemoryService,
+                                                                                 namespace: str) -> None:
+    task = await service.tasks.start(Task(namespace=namespace, title="Change the delivery address"))
+    await service.tasks.log_turns(namespace, task.id, [
+        (Role.USER, "Please change my delivery address, I moved from Paris to Berlin.")])
+    reflection = reflector(service, Script([BERLIN]))
+    await reflection.reflect(namespace, task.id)
+    await service.tasks.end(namespace, task.id)
+    assert (await reflection.status(namespace, task.id))["status"] == "done"
+    assert (await reflection.reflect(namespace, task.id)).replayed
