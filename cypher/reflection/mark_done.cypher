@@ -2,5 +2,4 @@
 // Parameters: $id, $namespace, $at, $report (JSON text). Returns: task (map).
 MATCH (t:Task {namespace: $namespace, id: $id})
 SET t.reflected_at = $at, t.reflection_status = 'done', t.reflection_error = null, t.reflection_json = $report
-REMOVE t.reflection_stale
 RETURN t {.*} AS task

@@ -8,7 +8,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -38,6 +38,7 @@ from graphmem.service.planning import WritePlan
 from graphmem.service.tasks import check_namespace_arg, task_from_map, turn_from_map
 from graphmem.service.write_tx import apply_plan
 from graphmem.store import Step
+from graphmem.store.records import native
 from graphmem.store.store import VECTOR_INDEX, Tx
 from graphmem.summary import summary_draft
 
@@ -94,6 +95,12 @@ class ReflectionReport(BaseModel):
     replayed: bool = False
 
 
+def turns_since(task: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether any of the task's turns was logged after its last reflection (none when it was never reflected)."""
+    reflected = native(task.get("reflected_at"))
+    return reflected is not None and any(native(t.get("at")) > reflected for t in turns if t.get("at") is not None)
+
+
 class ReflectionService:
     def __init__(self, memory: MemoryService, llm: LLMClient | None,
                  observer: Callable[[str, ReflectionReport | None], None] | None = None) -> None:
@@ -108,15 +115,15 @@ class ReflectionService:
 
     async def reflect(self, namespace: str, task_id: str, *, force: bool = False) -> ReflectionReport:
         """Reflect on a task. A task reflected before returns its stored report (``replayed``) unless ``force``, or
-        unless it was reflected while open and turns came after (``task/end`` marks it stale); a re-run writes
-        nothing twice (stable ids, idempotent edges and reinforcement)."""
+        unless turns were logged after it (reflected while open: ``task/end`` queues it again then); a re-run
+        writes nothing twice (stable ids, idempotent edges and reinforcement)."""
         check_namespace_arg(namespace)
         async with self._locks.hold((namespace, task_id)):
             rows = await self.store.read("task/get", id=task_id, namespace=namespace)
             if not rows:
                 raise NotFoundError(f"task {task_id!r} not found in {namespace!r}")
             stored = rows[0]["task"]
-            if stored.get("reflection_json") and not force and not stored.get("reflection_stale"):
+            if stored.get("reflection_json") and not force and not turns_since(stored, rows[0]["turns"]):
                 report = ReflectionReport.model_validate_json(stored["reflection_json"])
                 replayed = report.model_copy(update={"replayed": True})
                 self._observe("replayed", replayed)

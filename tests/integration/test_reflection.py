@@ -297,3 +297,16 @@ async def test_a_task_reflected_while_open_and_ended_without_new_turns_stays_don
     await service.tasks.end(namespace, task.id)
     assert (await reflection.status(namespace, task.id))["status"] == "done"
     assert (await reflection.reflect(namespace, task.id)).replayed
+
+
+async def test_an_open_task_reflected_again_after_new_turns_is_not_replayed(service: MemoryService,
+                                                                           namespace: str) -> None:
+    task = await service.tasks.start(Task(namespace=namespace, title="Change the delivery address"))
+    await service.tasks.log_turns(namespace, task.id, [(Role.USER, "I moved from Paris to Berlin.")])
+    script = Script([BERLIN, BERLIN])
+    reflection = reflector(service, script)
+    await reflection.reflect(namespace, task.id)
+    assert (await reflection.reflect(namespace, task.id)).replayed  # no turn since
+    await service.tasks.log_turns(namespace, task.id, [(Role.USER, "Also, ring twice: the bell is broken.")])
+    assert not (await reflection.reflect(namespace, task.id)).replayed
+    assert len(script.requests) == 2
