@@ -132,6 +132,8 @@ class Mix:
         """Private id -> the index of the tenant it belongs to."""
         self.counter: Iterator[int] = itertools.count()
         self.hot = RACE_IDS[0]
+        self.said: dict[tuple[str, str], str] = {}
+        """(canary, race id) -> the content first written under that id: repeats say it again."""
         self.make: dict[str, Callable[[Tenant], Op]] = {name: getattr(self, f"_{name}") for name in self.WEIGHTS}
 
     def wave(self, size: int) -> list[Op]:
@@ -211,6 +213,8 @@ class Mix:
         draw = self.rng.random()
         if draw < 0.4:
             item["id"] = self.hot if self.rng.random() < 0.6 else self.rng.choice(RACE_IDS)
+            if self.rng.random() < 0.9:  # mostly what the id said first (a race of retries); else CONFLICT
+                item["content"] = self.said.setdefault((canary, item["id"]), item["content"])
         elif draw < 0.55:
             item["id"] = f"{canary}-m{next(self.counter)}"
         if t is not None and t.tasks and self.rng.random() < 0.2:

@@ -123,6 +123,10 @@ def check(env: Env, mix: Mix, op: Op, response: httpx.Response) -> list[str]:
         # a race request id this tenant used before, in its own namespace, with another payload: refused as
         # CONFLICT before the foreign id is looked at (so the answer says nothing of it); seen at 10,000 operations
         allowed = allowed | {"CONFLICT"}
+    if op.must_fail and op.allowed != FORBIDDEN and any(m.get("id") for m in op.variables.get("m") or []):
+        # an id this tenant stored before, in its own namespace, with other content: refused as CONFLICT before the
+        # foreign reference is looked at (the answer names the tenant's own id, nothing of the other's)
+        allowed = allowed | {"CONFLICT"}
     if "INTERNAL" in got or not set(got) <= allowed | RETRYABLE:
         problems.append(f"codes {got}, allowed {sorted(allowed)}")
     if op.must_fail and (not got or body.get("data") is not None):
@@ -257,7 +261,7 @@ async def test_tenants_stay_isolated_under_a_concurrent_random_mix(env: Env, sto
     assert outcomes["same-id races"] >= OPERATIONS // 100, outcomes  # ... and the races
     assert outcomes["write CREATED"] >= OPERATIONS // 20, outcomes
     for t in env.tenants:  # every tenant really wrote: the canary scans had something to find
-        assert len(t.ids) >= 50, (t.index, len(t.ids))
+        assert len(t.ids) >= 40, (t.index, len(t.ids))  # 49-76 a tenant in runs of 1,500 operations
         assert t.tasks, t.index
         assert t.deleted, t.index
 
