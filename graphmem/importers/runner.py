@@ -27,8 +27,8 @@ class ImportReport:
     unchanged: int = 0
     """Nothing written: the id is stored, or an earlier import applied this item's strengthening already."""
     entities: int = 0
-    """Entities of the plan (LoCoMo's speakers, ...); for drafts (``import_drafts``) the entities the import added
-    to the namespace (the write path's extractor makes them from the content)."""
+    """The entities the import added to the namespace (the speakers, and what the write path's extractor finds in
+    the content; a writer beside the import adds to that count)."""
     unmatched_evidence: int = 0
     unverified: int = 0
     """Memories of the namespace that fail verification under the current signing keys after the import (written
@@ -137,8 +137,8 @@ async def run_plan(
     """Write tasks, their turns, then episodic memories (never deduplicated: each is its own event), then
     semantic ones (deduplicated). Ids are stable, so running the same plan twice adds nothing."""
     started = time.monotonic()
-    report = ImportReport(namespace=plan.namespace, entities=len(plan.entities),
-                          unmatched_evidence=len(plan.unmatched_evidence))
+    report = ImportReport(namespace=plan.namespace, unmatched_evidence=len(plan.unmatched_evidence))
+    before = await entity_count(service, plan.namespace)
     for task in plan.tasks:
         await service.tasks.start(task)
         report.tasks += 1
@@ -154,6 +154,7 @@ async def run_plan(
     others = [m for m in plan.memories if m.kind is not MemoryKind.EPISODIC]
     await write_drafts(service, episodic, report, batch_size=batch_size, dedupe=False, progress=progress)
     await write_drafts(service, others, report, batch_size=batch_size, dedupe=True, progress=progress)
+    report.entities = max(0, await entity_count(service, plan.namespace) - before)
     report.unverified = await unverified(service, plan.namespace)
     report.seconds = time.monotonic() - started
     return report

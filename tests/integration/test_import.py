@@ -40,6 +40,7 @@ async def test_locomo_import_is_complete_and_idempotent(service: MemoryService, 
     assert fp["Turn"] == counts["turns"]
     # the graph a write builds: the speakers and the entities found in the turns, consecutive turns of a session
     assert fp["Entity"] > 2
+    assert first.entities == fp["Entity"]  # the report counts what the import added, not just the speakers
     assert fp["FOLLOWS"] == counts["episodic"] - first.tasks  # the summaries take no part in the time order
     assert fp["SIMILAR_TO"] > 0
     # every semantic memory points at the turns its evidence names
@@ -48,7 +49,7 @@ async def test_locomo_import_is_complete_and_idempotent(service: MemoryService, 
     assert all(r["turns"] >= 1 for r in rows)
 
     second = await run_plan(service, plan, batch_size=64)
-    assert second.created == 0
+    assert (second.created, second.entities) == (0, 0)
     assert await snapshot(store, namespace) == before  # nodes, edges, confidences: nothing changed
 
 
