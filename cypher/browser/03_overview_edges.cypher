@@ -1,6 +1,7 @@
 // Title: Overview: edge types
-// Shows: the edges of $namespace by type, with what they join: ABOUT (memory to entity), FOLLOWS (a turn to
-// the one before it), SIMILAR_TO, DERIVED_FROM (a fact to its sources), FROM_TASK, HAS_TURN, SUPERSEDES.
+// Shows: the edges of $namespace by type, with what they join: ABOUT (memory to entity), FOLLOWS (a task's
+// episodic memory to the one before it), SIMILAR_TO, DERIVED_FROM (a memory to its sources), FROM_TASK,
+// HAS_TURN, SUPERSEDES.
 // Parameters: $namespace.
 // Returns: from, edge, to, edges (rows).
 CALL () {

@@ -82,8 +82,9 @@ def _runnable(text: str) -> str:
 
 def _intro(queries: list[SavedQuery]) -> str:
     items = "\n".join(f"<li>{escape(q.title)}</li>" for q in queries)
-    return _slide("graphmem: the memory graph", f"""<p class="lead">Memories (blue, captioned by their title),
-the entities they are about (orange), tasks (green) and their turns (beige), joined by typed edges. Click a
+    return _slide("graphmem: the memory graph", f"""<p class="lead">Memories (blue, captioned by their title;
+a task's summary pink), the entities they are about (orange), tasks (green) and their turns (beige), joined by typed
+edges. Click a
 block to put it in the editor, then run it (Ctrl-Enter).</p>
 <p>First set the parameters every query uses: <code>namespace</code> (the next slide lists them),
 <code>memory</code> (an id or a word of a memory's content; null: the best-connected one), <code>task</code>
@@ -102,7 +103,7 @@ def guide_html(queries: list[SavedQuery] | None = None) -> str:
     for q in chosen:
         params = ", ".join(f"<code>${p}</code>" for p in q.parameters) or "none"
         slides.append(_slide(q.title, f"<p>{escape(q.shows)}</p>\n{_runnable(q.statement)}\n"
-                                      f"<p><small>Parameters: {params}. Returns: {escape(q.returns)}. "
+                                      f"<p><small>Parameters: {params}. Returns: {escape(q.returns.rstrip('.'))}. "
                                       f"Source: <code>cypher/{escape(q.name)}.cypher</code></small></p>"))
     body = "\n".join(slides)
     return (f'<!doctype html>\n<html><head><meta charset="utf-8"><title>graphmem</title></head><body>\n'

@@ -19,6 +19,11 @@ MAX_LESSONS = 3
 NOT_FROM_MODEL = ("SUPERSEDES", "DERIVED_FROM", "SIMILAR_TO")
 """Edge types the model is not offered (see plan.MODEL_EDGE_TYPES)."""
 FACT_REF = re.compile(r"^F([1-9][0-9]?)$")
+REPAIR_ECHO = re.compile(
+    r"unknown (memory )?id '|\(use F1\.\.F\d+ or the M ids shown\)|: no turn \d+|an edge from '[^']*' to itself"
+    r"|lesson \d+: empty text|refers to things it was not shown|that answer was not valid", re.IGNORECASE)
+"""The repair feedback of ``check_references`` and the LLM client: a small model, asked again, sometimes copies it
+into its lessons or facts, which must never become memories (``plan.plan_reflection`` drops such items)."""
 MEMORY_REF = re.compile(r"^M([1-9][0-9]?)$")
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pydantic
 
 from graphmem.models import MAX_TAGS, MemoryDraft, MemoryKind, RelationType, Turn
-from graphmem.reflection.output import FACT_REF, ReflectionOutput
+from graphmem.reflection.output import FACT_REF, REPAIR_ECHO, ReflectionOutput
 
 SOURCE = "reflection"
 LESSON_CONFIDENCE = 0.7
@@ -107,6 +107,9 @@ def plan_reflection(
     seen: dict[str, int] = {}  # repeated facts (same text) collapse into the first
     fact_index: dict[int, int | str] = {}  # F number -> draft index, or the id of the memory it copied
     for n, fact in enumerate(output.facts, start=1):
+        if REPAIR_ECHO.search(fact.content):  # our own repair message copied back (its edges go with it)
+            plan.dropped += 1
+            continue
         key = normalize(fact.content)
         if key in copies:
             fact_index[n] = copies[key]
@@ -133,6 +136,9 @@ def plan_reflection(
     plan.fact_count = len(plan.drafts)
     for text in [*output.errors, *output.improvements]:
         content = " ".join(text.split())
+        if REPAIR_ECHO.search(content):  # our own repair message copied back: no lesson of the task
+            plan.dropped += 1
+            continue
         lesson_id = stable_id(task_id, MemoryKind.LESSON.value, content)
         if any(d.id == lesson_id for d in plan.drafts):
             continue

@@ -92,6 +92,10 @@ async def test_every_saved_query_of_the_served_guide_returns_rows(
             if not await result.data():
                 empty.append(query.splitlines()[0])
     assert not empty, f"saved queries with no rows on the hand-built namespace: {empty}"
+    reflection = next(q.statement for q in saved_queries() if q.title == "What reflection wrote")
+    async with store.driver.session(database=store.database) as session:
+        rows = await (await session.run(reflection, params)).data()  # type: ignore[arg-type]
+    assert sorted(r["kind"] for r in rows) == ["lesson", "semantic"]  # not the turns' memories, which derive too
 
 
 async def test_local_server_tells_browser_to_load_style_and_guide(store: Store, migrated: Settings) -> None:

@@ -55,6 +55,24 @@ def test_an_over_long_lesson_is_dropped_the_rest_is_kept() -> None:
     assert p.dropped == 1
 
 
+def test_the_repair_message_copied_back_never_becomes_a_memory() -> None:
+    with pytest.raises(LLMOutputError) as caught:  # the feedback a repair retry shows the model
+        check_references(output(facts=[fact("The user lives in Berlin.")],
+                                relations=[{"source": "F1", "type": "CAUSES", "target": "F7"}]),
+                         memory_aliases=set(), turn_numbers={0, 1})
+    feedback = str(caught.value).split(": ", 1)[1]  # "relations[0]: unknown id 'F7' (use F1..F1 or the M ids shown)"
+    echoed = feedback.split(": ", 1)[1]
+    out = output(facts=[fact("The user lives in Berlin."), fact(f"Note: {echoed}")],
+                 relations=[{"source": "F2", "type": "CAUSES", "target": "F1"}],
+                 errors=[echoed, "unknown id 'F8' (use F1..F6 or the M ids shown)"],
+                 improvements=["Confirm a changed address.", "That answer was not valid: facts[F1].turns: no turn 9"])
+    p = plan_reflection(out, namespace="ns", task_id="task-1", turns=TURNS, aliases={}, now=NOW)
+    assert [(d.kind, d.content) for d in p.drafts] == [
+        (MemoryKind.SEMANTIC, "The user lives in Berlin."), (MemoryKind.LESSON, "Confirm a changed address.")]
+    assert p.dropped == 4
+    assert p.edges == []  # the echoed fact's edge goes with it
+
+
 def test_a_blank_lesson_is_repaired_first_then_dropped_on_the_last_try() -> None:
     out = output(facts=[fact("The user lives in Berlin.")], errors=["   "], improvements=["Ask twice."])
     with pytest.raises(LLMOutputError, match="empty text"):
