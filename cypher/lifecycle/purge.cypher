@@ -1,21 +1,24 @@
 // Life cycle sweep, one page: purges the namespace's memories deleted before $before (a delete sets updated_at,
 // and nothing changes a deleted memory after it) with the entities only they were ABOUT, as memory/purge does.
-// The page is the next $limit memories after the id $after, in id order; with $apply false nothing is removed.
-// Parameters: $namespace, $before, $after ('' for the first page), $limit, $apply.
+// The page is the next $limit memories after the id $after, in id order; with $apply false nothing is removed
+// (the dry run counts, the entities too: those only this page's memories, and $gone, are ABOUT).
+// Parameters: $namespace, $before, $after ('' for the first page), $limit, $apply, $gone (a dry run's
+// memories removed by its earlier pages and steps; [] when applied: they are gone).
 // Returns: ids (the page's memories, in id order), entities (how many entities were removed).
 MATCH (m:Memory)
 WHERE m.namespace = $namespace AND m.status = 'deleted' AND m.updated_at < $before AND m.id > $after
 WITH m ORDER BY m.id LIMIT $limit
 OPTIONAL MATCH (m)-[:ABOUT]->(e:Entity)
 WITH collect(DISTINCT m) AS ms, collect(DISTINCT e) AS es
-WITH ms, es, [x IN ms | x.id] AS ids
+WITH ms, [x IN ms | x.id] AS ids,
+     [e IN es WHERE NOT EXISTS { (e)<-[:ABOUT]-(o:Memory) WHERE NOT o IN ms AND NOT o.id IN $gone }] AS orphans
 CALL (ms) {
   WITH ms WHERE $apply
   UNWIND ms AS m
   DETACH DELETE m
 }
-WITH ids, [e IN es WHERE $apply AND NOT EXISTS { (e)<-[:ABOUT]-(:Memory) }] AS orphans
 CALL (orphans) {
+  WITH orphans WHERE $apply
   UNWIND orphans AS e
   DETACH DELETE e
 }

@@ -79,12 +79,16 @@ class Sweeper:
         counts: dict[str, int] = {"expired": 0, "archived": 0, "purged": 0}
         entities = 0
         ids: dict[str, list[str]] = {}
+        gone: list[str] = []  # a dry run's removals so far: its entity count treats them as removed
         for key, name, params in steps:
             after = ""
             while True:
-                row = await self._page(name, namespace, {**params, "after": after, "limit": self.batch},
+                row = await self._page(name, namespace, {**params, "after": after, "limit": self.batch,
+                                                         **({"gone": gone} if name != ARCHIVE else {})},
                                        apply=not dry_run)
                 page = [str(i) for i in row["ids"]]
+                if dry_run and name != ARCHIVE:
+                    gone.extend(page)
                 counts[key] += len(page)
                 entities += int(row["entities"])
                 if list_ids:

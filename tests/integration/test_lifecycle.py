@@ -247,6 +247,7 @@ async def test_the_dry_run_counts_what_the_run_does_and_writes_nothing(service: 
     assert await snapshot(store, namespace) == before, "the dry run wrote something"
     real = await sweeper(service).run(namespace, now=when)
     assert (real.expired, real.archived, real.purged) == (dry.expired, dry.archived, dry.purged) == (3, 2, 2)
+    assert dry.entities == real.entities  # the dry run counts the entities it would remove too
     assert await snapshot(store, namespace) != before
 
 
