@@ -6,7 +6,7 @@
 // candidates already), $embedding, $vary.query_entities, and the common filters ($vary.namespaces, $vary.statuses,
 // $vary.kinds, $now, $vary.as_of, $vary.after, $vary.before, $vary.min_trust).
 // Returns ONE row: candidates (maps as retrieval/candidates returns them, plus via: the id of the summary that
-// brought it), nearest summary first.
+// brought it, and via_task: the task it came down through), nearest summary first.
 UNWIND $vary.sources AS sid
 MATCH (sm:Memory {id: sid}) WHERE sm:Summary AND sm.namespace IN $vary.namespaces
 WITH DISTINCT sm
@@ -30,8 +30,8 @@ CALL (sm, t) {
   LIMIT $per_summary
   RETURN m, score
 }
-WITH sm, near, m, score ORDER BY near DESC, sm.id, score DESC, m.id
-WITH collect({m: m, via: sm.id, score: score}) AS found
+WITH sm, t, near, m, score ORDER BY near DESC, sm.id, score DESC, m.id
+WITH collect({m: m, via: sm.id, via_task: t.id, score: score}) AS found
 UNWIND found AS f
 WITH f, f.m AS m
 RETURN collect({
@@ -40,7 +40,7 @@ RETURN collect({
              last_accessed_at: toString(m.last_accessed_at), created_at: toString(m.created_at),
              updated_at: toString(m.updated_at), valid_from: toString(m.valid_from),
              valid_until: toString(m.valid_until), expires_at: toString(m.expires_at)},
-  score: f.score, via: f.via,
+  score: f.score, via: f.via, via_task: f.via_task,
   entity_hits: CASE WHEN size($vary.query_entities) = 0 THEN 0
                     ELSE COUNT { (m)-[:ABOUT]->(e:Entity) WHERE toLower(e.name) IN $vary.query_entities } END,
   before: [(m)-[:FOLLOWS]->(p:Memory) | p.id][0], after: [(n:Memory)-[:FOLLOWS]->(m) | n.id][0],

@@ -41,7 +41,7 @@ def descended(rows: list[dict[str, Any]], known: Mapping[str, Candidate]) -> dic
         if mid in known or mid in out:
             continue
         fields = graph_fields(row)
-        task = fields["task"] or ""
+        task = row.get("via_task") or fields["task"] or ""  # the task it came down through: a memory of two tasks
         lead = known.get(via)
         out[mid] = Candidate(
             data=data, cosine=cosine(row["score"]),

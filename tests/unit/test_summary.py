@@ -146,6 +146,10 @@ def test_descended_rows_become_candidates_with_their_path() -> None:
     assert n1.turns == ("u9",)
     assert n1.entity_hits == 1
     assert "tags" not in n1.data
+    two_tasks = [{**rows[0], "memory": {**rows[0]["memory"], "id": "n2"}, "task": "t5", "via_task": "t"}]
+    n2 = descended(two_tasks, known)["n2"]  # a memory of two tasks: the path names the one the summary led through
+    assert [(p.source_id, p.target_id) for p in n2.path] == [("s", "t"), ("n2", "t")]
+    assert n2.task == "t5"  # the context stage still reads its own first task
 
 
 def test_reflection_output_asks_for_the_summary_last() -> None:
