@@ -6,7 +6,7 @@
 // expansion prunes at a node of another namespace or a hidden memory instead of walking through it.
 // Parameters: $id, $namespace, $hops (1-3), $types (list or null), $limit.
 // Returns: nodes (list of {key, id, label, kind, content, name, status}), edges (list of {source, target, type,
-// weight}) where source/target are node keys.
+// weight}) where source/target are node keys, truncated (true when $limit paths were read: there may be more).
 MATCH (start:Memory {namespace: $namespace, id: $id})
 WHERE start.status <> 'deleted' AND (start.expires_at IS NULL OR start.expires_at > datetime())
 CALL (start) {
@@ -35,13 +35,14 @@ CALL (start) {
   RETURN p LIMIT $limit
 }
 WITH start, collect(p) AS paths
-WITH start, [x IN paths | nodes(x)] AS ns, [x IN paths | relationships(x)] AS rs
-WITH start, reduce(acc = [start], l IN ns | acc + l) AS allNodes, reduce(acc = [], l IN rs | acc + l) AS allRels
+WITH start, size(paths) >= $limit AS truncated, [x IN paths | nodes(x)] AS ns, [x IN paths | relationships(x)] AS rs
+WITH start, truncated, reduce(acc = [start], l IN ns | acc + l) AS allNodes,
+     reduce(acc = [], l IN rs | acc + l) AS allRels
 UNWIND allNodes AS n
-WITH allRels, collect(DISTINCT n) AS nodes
+WITH truncated, allRels, collect(DISTINCT n) AS nodes
 UNWIND (CASE WHEN size(allRels) = 0 THEN [null] ELSE allRels END) AS r
-WITH nodes, collect(DISTINCT r) AS rels
-RETURN [n IN nodes | {key: elementId(n), id: coalesce(n.id, n.name), label: labels(n)[0], kind: n.kind,
+WITH truncated, nodes, collect(DISTINCT r) AS rels
+RETURN truncated, [n IN nodes | {key: elementId(n), id: coalesce(n.id, n.name), label: labels(n)[0], kind: n.kind,
                       content: coalesce(n.content, n.title, n.name), status: n.status,
                       signed: CASE WHEN n:Memory THEN n {.id, .namespace, .kind, .content, .status, .confidence, .importance, .source, .sources, .tags, .created_at, .valid_from, .valid_until, .expires_at, .writer, .trust, .signature, .signature_key} END}] AS nodes,
        [r IN rels | {source: elementId(startNode(r)), target: elementId(endNode(r)), type: type(r),

@@ -232,11 +232,13 @@ class Neighborhood:
     center: str
     nodes: list[GraphNode]
     edges: list[GraphEdge]
+    truncated: bool = strawberry.field(description="The walk stopped at its limit of paths (200): more edges lie "
+                                                   "around (a busy entity or task) than are shown.")
 
     @classmethod
     def from_domain(cls, n: browse.Neighborhood) -> Neighborhood:
         return cls(center=n.center, nodes=[GraphNode(**x.model_dump()) for x in n.nodes],
-                   edges=[GraphEdge(**e.model_dump()) for e in n.edges])
+                   edges=[GraphEdge(**e.model_dump()) for e in n.edges], truncated=n.truncated)
 
 
 @strawberry.type

@@ -183,11 +183,14 @@ class Neighborhood(Out):
     center: str = Field(description="The key of the memory's node (edges name nodes by key).")
     nodes: list[Node]
     edges: list[Edge]
+    truncated: bool = Field(default=False, description="The walk stopped at its limit of paths: more edges lie "
+                                                       "around than are shown (ask for fewer hops or types).")
 
     @classmethod
     def of(cls, n: browse.Neighborhood) -> Neighborhood:
         return cls(center=n.center, nodes=[Node(**x.model_dump()) for x in n.nodes],
-                   edges=[Edge(source=e.source, type=e.type, target=e.target, weight=e.weight) for e in n.edges])
+                   edges=[Edge(source=e.source, type=e.type, target=e.target, weight=e.weight) for e in n.edges],
+                   truncated=n.truncated)
 
 
 class Task(Out):

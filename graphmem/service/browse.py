@@ -47,6 +47,8 @@ class Neighborhood(BaseModel):
     center: str
     nodes: tuple[GraphNode, ...]
     edges: tuple[GraphEdge, ...]
+    truncated: bool = False
+    """The walk stopped at its limit of paths: more edges lie around (a busy entity or task), not all shown."""
 
 
 class Page(BaseModel):
@@ -131,7 +133,8 @@ class BrowseService:
         keys = {n.key for n in nodes}
         center = next(n.key for n in nodes if n.id == memory_id)
         return Neighborhood(center=center, nodes=nodes, edges=tuple(
-            GraphEdge.model_validate(e) for e in rows[0]["edges"] if e["source"] in keys and e["target"] in keys))
+            GraphEdge.model_validate(e) for e in rows[0]["edges"] if e["source"] in keys and e["target"] in keys),
+            truncated=bool(rows[0]["truncated"]))
 
     async def relations_of(self, keys: Sequence[tuple[str, str]]) -> list[list[dict[str, Any]]]:
         """Edges of many (namespace, memory id) pairs in one query per namespace (for DataLoaders)."""

@@ -99,3 +99,12 @@ def _rows(plan: dict[str, Any], operator: str) -> int:
 async def _expire(store: Store, namespace: str, memory_id: str) -> None:
     """Let the working memory's time be up (a sleep would be slower and flakier)."""
     await store.write([Step("test/expire_memory", {"namespace": namespace, "id": memory_id})])
+
+
+async def test_a_view_cut_at_its_limit_says_so(store: Store, namespace: str, graph: dict[str, str]) -> None:
+    browse = BrowseService(store)
+    whole = await browse.neighborhood(namespace, graph["center"], hops=1)
+    assert not whole.truncated  # a handful of edges
+    behind_the_hub = await browse.neighborhood(namespace, graph["center"], hops=2, limit=LEAVES // 2)
+    assert behind_the_hub.truncated  # the hub's leaves are more paths than the limit
+    assert len([n for n in behind_the_hub.nodes if n.label == "Memory"]) < LEAVES  # not every leaf: cut
