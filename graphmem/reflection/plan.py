@@ -119,22 +119,20 @@ def plan_reflection(
             fact_index[n] = seen[key]
             continue
         kind = MemoryKind(fact.kind)
-        replaces = fact.replaces if kind is MemoryKind.SEMANTIC else "none"  # an event replaces no fact (the prompt
-        # asks for a semantic fact; a small model also "replaced" a preference with the booking it led to)
         draft = draft_or_none(
             namespace=namespace, kind=kind, content=fact.content.strip(), id=stable_id(task_id, kind.value, key),
             confidence=fact.confidence, entities=clean_entities(fact.entities), source=f"{SOURCE}:{task_id}",
             derived_from=tuple(dict.fromkeys(turn_ids[t] for t in fact.turns if t in turn_ids))
             or best_turn(fact.content, turns),
-            task_id=task_id, valid_from=now if replaces != "none" else None,
+            task_id=task_id, valid_from=now if fact.replaces != "none" else None,
         )
         if draft is None:
             plan.dropped += 1
             continue
         seen[key] = fact_index[n] = index = len(plan.drafts)
         plan.drafts.append(draft)
-        if replaces != "none":
-            plan.supersedes.append((index, aliases[replaces]))
+        if fact.replaces != "none":
+            plan.supersedes.append((index, aliases[fact.replaces]))
     plan.fact_count = len(plan.drafts)
     for text in [*output.errors, *output.improvements]:
         content = " ".join(text.split())

@@ -73,15 +73,6 @@ def test_the_repair_message_copied_back_never_becomes_a_memory() -> None:
     assert p.edges == []  # the echoed fact's edge goes with it
 
 
-def test_only_a_semantic_fact_supersedes() -> None:
-    out = output(facts=[fact("Hotel Memmo Alfama was booked at 140 euros.", kind="episodic", replaces="M1"),
-                        fact("The user lives in Berlin.", replaces="M2")])
-    p = plan_reflection(out, namespace="ns", task_id="task-1", turns=TURNS, aliases={"M1": "pref", "M2": "paris"},
-                        now=NOW)
-    assert p.supersedes == [(1, "paris")]  # the booking (an event) replaces no preference
-    assert (p.drafts[0].valid_from, p.drafts[1].valid_from) == (None, NOW)
-
-
 def test_a_blank_lesson_is_repaired_first_then_dropped_on_the_last_try() -> None:
     out = output(facts=[fact("The user lives in Berlin.")], errors=["   "], improvements=["Ask twice."])
     with pytest.raises(LLMOutputError, match="empty text"):
