@@ -83,10 +83,13 @@ def protocol_error(exc: BaseException) -> MCPError:
 
 
 def build_server(caller_of: CallerOf) -> Server[Any]:
-    tools = ListToolsResult(tools=[t.tool() for t in TOOLS])
+    every = ListToolsResult(tools=[t.tool() for t in TOOLS])
+    usual = ListToolsResult(tools=[t.tool() for t in TOOLS if not t.admin_only])
 
     async def list_tools(ctx: Ctx, params: PaginatedRequestParams | None) -> ListToolsResult:
-        return tools
+        """The tools the caller's token may use: an admin-only tool is not offered to other tokens, so that an
+        agent does not plan with a tool that can only refuse it."""
+        return every if caller_of(ctx).principal.admin else usual
 
     async def call_tool(ctx: Ctx, params: CallToolRequestParams) -> CallToolResult:
         spec = BY_NAME.get(params.name)

@@ -42,6 +42,8 @@ class ToolSpec(Generic[A, R]):
     read_only: bool
     destructive: bool
     idempotent: bool
+    admin_only: bool = False
+    """Listed to admin tokens only (another token's call is FORBIDDEN all the same)."""
 
     def tool(self) -> Tool:
         return Tool(name=self.name, title=self.title, description=self.description,
@@ -229,6 +231,7 @@ TOOLS: tuple[ToolSpec[Any, Any], ...] = (
         "the same names, numbers and dates) into one each; the others are archived (hidden from search, kept with "
         "a MERGED_INTO link), never deleted. Run with dry_run first to see the clusters. Running it again changes "
         "nothing."),
-        i.ConsolidateArgs, o.Consolidation, consolidate, read_only=False, destructive=True, idempotent=True),
+        i.ConsolidateArgs, o.Consolidation, consolidate, read_only=False, destructive=True, idempotent=True,
+        admin_only=True),
 )
 BY_NAME: dict[str, ToolSpec[Any, Any]] = {t.name: t for t in TOOLS}

@@ -127,7 +127,8 @@ def text_of(result: CallToolResult) -> str:
 
 TOOL_NAMES = {"memory_write", "memory_search", "memory_get", "memory_update", "memory_delete", "memory_restore",
               "memory_relate", "memory_neighborhood", "task_start", "task_log", "task_end", "memory_reflect",
-              "memory_stats", "memory_consolidate"}
+              "memory_stats"}
+"""What a token that is not an admin is offered (``memory_consolidate`` is listed to admin tokens only)."""
 
 
 async def check_tools(client: Client) -> None:

@@ -144,7 +144,7 @@ async def test_the_boundary_answers_with_coded_results_in_process() -> None:
     server = build_server(lambda ctx: Caller(Principal("unit", write=frozenset({"u"})), state))
     async with Client(server) as client:
         listed = await client.list_tools()
-        assert len(listed.tools) == len(TOOLS)
+        assert {t.name for t in listed.tools} == {t.name for t in TOOLS} - {"memory_consolidate"}  # admins only
         bad = await client.call_tool("memory_search", {"query": "x", "k": 500})
         assert bad.is_error
         assert bad.structured_content is not None
@@ -172,3 +172,14 @@ async def test_the_boundary_answers_with_coded_results_in_process() -> None:
         assert text.type == "text"
         assert "memory_search" in text.text
         assert "plan the trip" in text.text
+
+
+async def test_an_admin_only_tool_is_offered_to_admins_only() -> None:
+    """Calling it unlisted is still answered FORBIDDEN (``test_consolidation_api``)."""
+    state: Any = NoServices(RateLimiter(100.0, 100))
+    admin = build_server(lambda ctx: Caller(Principal("root", admin=True), state))
+    async with Client(admin) as client:
+        assert {t.name for t in (await client.list_tools()).tools} == {t.name for t in TOOLS}
+    writer = build_server(lambda ctx: Caller(Principal("writer", write=frozenset({"u"})), state))
+    async with Client(writer) as client:
+        assert "memory_consolidate" not in {t.name for t in (await client.list_tools()).tools}
