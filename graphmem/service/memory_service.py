@@ -12,7 +12,7 @@ import pydantic
 
 from graphmem.config import Settings
 from graphmem.embed import Embedder
-from graphmem.errors import NotFoundError, ValidationError
+from graphmem.errors import ConflictError, NotFoundError, ValidationError
 from graphmem.graph.answer_kinds import held_kinds
 from graphmem.graph.construct import Neighbour, graph_options, graph_rows
 from graphmem.models import (
@@ -87,12 +87,16 @@ class MemoryService(IdempotentWriter):
     # --- writes ---------------------------------------------------------------------------------
     async def write_memories(
         self, drafts: Sequence[MemoryDraft], *, request_id: str | None = None, dedupe: bool = True,
+        refuse_changed: bool = False,
     ) -> BatchResult:
         """Write a batch of memories in one transaction; near-duplicates strengthen existing memories.
 
         Ids are per namespace: another namespace's memory of the same id is another memory. Under concurrent
-        writes an exact duplicate is stored once, and an id is created once (see ``write_tx``)."""
-        return await self._write_batch(drafts, request_id=request_id, dedupe=dedupe, prepared=None)
+        writes an exact duplicate is stored once, and an id is created once (see ``write_tx``). A stored id is left
+        as it is (``EXISTS``); with ``refuse_changed`` (the API and MCP), a stored id with other content is
+        CONFLICT instead, since the write would drop what the caller said."""
+        return await self._write_batch(drafts, request_id=request_id, dedupe=dedupe, prepared=None,
+                                       refuse_changed=refuse_changed)
 
     async def write_many(
         self, batches: Sequence[Sequence[MemoryDraft]], *, dedupe: bool = True,
@@ -126,7 +130,7 @@ class MemoryService(IdempotentWriter):
 
     async def _write_batch(
         self, drafts: Sequence[MemoryDraft], *, request_id: str | None, dedupe: bool,
-        prepared: dict[int, list[float]] | None,
+        prepared: dict[int, list[float]] | None, refuse_changed: bool = False,
     ) -> BatchResult:
         if not drafts:
             raise ValidationError("empty batch")
@@ -136,7 +140,7 @@ class MemoryService(IdempotentWriter):
         payload = {"drafts": list(drafts), "dedupe": dedupe}
         if (stored := await self._replay(namespace, request_id, "write_memories", payload)) is not None:
             return BatchResult(items=_results(stored), replayed=True)
-        plan = await self.plan_write(drafts, dedupe=dedupe, prepared=prepared)
+        plan = await self.plan_write(drafts, dedupe=dedupe, prepared=prepared, refuse_changed=refuse_changed)
         at = utcnow()
 
         async def work(tx: Tx) -> str:
@@ -148,10 +152,11 @@ class MemoryService(IdempotentWriter):
 
     async def plan_write(
         self, drafts: Sequence[MemoryDraft], *, dedupe: bool = True, prepared: dict[int, list[float]] | None = None,
+        refuse_changed: bool = False,
     ) -> WritePlan:
         """Check, embed and deduplicate a batch (no transaction): what ``write_tx.apply_plan`` writes, deciding
         again under locks. Other writers (reflection) add their own statements to the same transaction."""
-        existing = await self._check_references(drafts)
+        existing = await self._check_references(drafts, refuse_changed=refuse_changed)
         wanted = {i for i, d in enumerate(drafts) if d.id is None or d.id not in existing}
         known = dict(prepared or {})
         missing = sorted(wanted - known.keys())
@@ -207,9 +212,10 @@ class MemoryService(IdempotentWriter):
         plan.similar_rows += rows_.similar_rows
         plan.follow_rows += rows_.follow_rows
 
-    async def _check_references(self, drafts: Sequence[MemoryDraft]) -> set[str]:
+    async def _check_references(self, drafts: Sequence[MemoryDraft], *, refuse_changed: bool = False) -> set[str]:
         """Every referenced turn, memory and task must exist; returns the draft ids that exist already in the
-        namespace (another namespace's ids are never looked at: the same id there is another memory)."""
+        namespace (another namespace's ids are never looked at: the same id there is another memory), CONFLICT
+        for one stored with other content when ``refuse_changed``."""
         namespaces = {d.namespace for d in drafts}
         if len(namespaces) > 1:
             raise ValidationError(f"one namespace per batch, got {sorted(namespaces)}")
@@ -217,8 +223,13 @@ class MemoryService(IdempotentWriter):
         ids = [d.id for d in drafts if d.id]
         if len(ids) != len(set(ids)):
             raise ValidationError("duplicate ids in the batch")
-        existing = {r["id"] for r in await self.store.read(
-            "memory/existing_ids", ids=ids, namespace=namespace)} if ids else set()
+        stored = {r["id"]: r["content_hash"] for r in await self.store.read(
+            "memory/existing_ids", ids=ids, namespace=namespace)} if ids else {}
+        for i, d in enumerate(drafts):
+            if refuse_changed and d.id in stored and stored[d.id] != content_hash(d.content):
+                raise ConflictError(f"item {i}: memory {d.id!r} exists with other content: change it with "
+                                    "updateMemory (memory_update), or write under another id")
+        existing = set(stored)
         refs = {r for d in drafts for r in (*d.derived_from, *(t for t in (d.task_id, d.summary_of) if t))}
         found: dict[str, str] = {}
         if refs:

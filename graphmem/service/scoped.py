@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from graphmem.consolidation import ConsolidationReport, Consolidator
-from graphmem.errors import ConflictError, GraphmemError, NotFoundError, ValidationError
+from graphmem.errors import GraphmemError, NotFoundError, ValidationError
 from graphmem.models import (
     BatchResult,
     Memory,
@@ -29,7 +29,6 @@ from graphmem.reflection import ReflectionReport, ReflectionService
 from graphmem.retrieval import RetrievalService, SearchOptions, SearchResponse
 from graphmem.service.browse import BrowseService, EntityCount, Neighborhood, Page, Stats
 from graphmem.service.memory_service import MemoryService
-from graphmem.service.planning import content_hash
 from graphmem.summary.service import task_summary, write_extractive
 
 
@@ -107,22 +106,7 @@ class ScopedService:
         for ns in {d.namespace for d in drafts}:
             self.access.require_write(ns)
         stamped = [d.model_copy(update={"writer": self.access.name, "trust": self.access.trust}) for d in drafts]
-        await self._refuse_changed_ids(stamped)
-        return await self.memory.write_memories(stamped, request_id=request_id, dedupe=dedupe)
-
-    async def _refuse_changed_ids(self, drafts: Sequence[MemoryDraft]) -> None:
-        """CONFLICT for a draft whose id is stored with other content: the write would keep the stored memory and
-        drop what the caller said (``EXISTS``). The same content again stays ``EXISTS`` (a retry). Imports keep
-        their documented rule instead: a stored id is left as it is."""
-        ids = [d.id for d in drafts if d.id]
-        if not ids:
-            return
-        rows = await self.memory.store.read("memory/existing_ids", ids=ids, namespace=drafts[0].namespace)
-        stored = {r["id"]: r["content_hash"] for r in rows}
-        for i, d in enumerate(drafts):
-            if d.id in stored and stored[d.id] != content_hash(d.content):
-                raise ConflictError(f"item {i}: memory {d.id!r} exists with other content: change it with "
-                                    "updateMemory (memory_update), or write under another id")
+        return await self.memory.write_memories(stamped, request_id=request_id, dedupe=dedupe, refuse_changed=True)
 
     async def update_memory(self, namespace: str, memory_id: str, **changes: Any) -> Memory:
         self.access.require_write(namespace)
