@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -54,20 +55,37 @@ async def test_create_is_idempotent_on_ids(store: Store, namespace: str) -> None
     assert got.content == "first version"
 
 
+def direction(seed: int, dim: int = 384) -> list[float]:
+    """A random unit vector: hand-made axes like ``unit(1, 0)`` recur in other tests' namespaces, and a database
+    that many runs wrote to (a developer's) holds more of them near the query than any oversampling reaches."""
+    rng = random.Random(seed)
+    v = [rng.gauss(0.0, 1.0) for _ in range(dim)]
+    n = math.sqrt(sum(x * x for x in v))
+    return [x / n for x in v]
+
+
+def toward(base: list[float], other: list[float], t: float) -> list[float]:
+    v = [b + t * o for b, o in zip(base, other, strict=True)]
+    n = math.sqrt(sum(x * x for x in v))
+    return [x / n for x in v]
+
+
 async def test_vector_index_returns_nearest(store: Store, namespace: str) -> None:
     near = mem(namespace, "near")
     mid = mem(namespace, "middle")
     far = mem(namespace, "far")
-    await store.create_memories([near, mid, far], [unit(1, 0.1), unit(1, 1), unit(0, 0, 1)])
+    seed = random.SystemRandom().randrange(2**32)
+    query, aside, away = direction(seed), direction(seed + 1), direction(seed + 2)
+    await store.create_memories([near, mid, far], [toward(query, aside, 0.1), toward(query, aside, 1.0),
+                                                 toward(query, away, 3.0)])
     # the index is eventually consistent: wait until the new nodes are searchable
     deadline = time.monotonic() + 10
     while True:
-        # a wide oversample: the index is global, and after other tests (the notebooks import LoCoMo) thousands of
-        # real embeddings sit between this namespace's three hand-made vectors
-        hits = await store.vector_search(unit(1, 0), [namespace], k=3, oversample=200)
+        # the index is global and the filter comes after it: oversample past other namespaces' memories
+        hits = await store.vector_search(query, [namespace], k=3, oversample=200)
         if len(hits) == 3 or time.monotonic() > deadline:
             break
-    assert [h.memory.id for h in hits] == [near.id, mid.id, far.id]
+    assert [h.memory.id for h in hits] == [near.id, mid.id, far.id], f"seed {seed}"
     assert hits[0].score > hits[1].score > hits[2].score
 
 
