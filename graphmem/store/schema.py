@@ -40,6 +40,26 @@ async def check_fulltext_index(store: Store, analyzer: str) -> bool:
     return False
 
 
+CHINESE_CONTENT = r"(?s).*[\x{3400}-\x{9fff}\x{f900}-\x{faff}].*"
+"""A content with a character that ``embed.centering.chinese_share`` counts, as a Java regular expression."""
+
+
+async def check_embedder(store: Store, recorded: object) -> None:
+    """Refuse another embedder of the same model when the store holds Chinese memories: ``bilingual`` embeds
+    their text through e5 and ``sentence-transformers`` through MiniLM alone, so a query of one would search the
+    other's vectors with no error. English-only stores are the same under both, and are accepted."""
+    configured = store.settings.embedder
+    if recorded in (None, configured):
+        return
+    rows = await store.read("admin/chinese_memory", pattern=CHINESE_CONTENT)
+    if rows:
+        raise SchemaMismatchError(
+            f"memories were embedded by the {recorded!r} embedder, the configuration says {configured!r}, and the "
+            f"two embed Chinese text differently (memory {rows[0]['id']!r} in {rows[0]['namespace']!r} is "
+            "Chinese): re-embed (graphmem db reembed) or configure the old embedder"
+        )
+
+
 async def recorded_schema(store: Store) -> dict[str, object] | None:
     rows = await store.read("admin/schema_version_get")
     return rows[0] if rows else None
@@ -56,6 +76,8 @@ async def migrate(store: Store, *, embedding_dim: int, timeout_s: int = 300, ree
             f"memories were embedded with {recorded['embedding_model']!r}, the configuration says "
             f"{settings.embedding_model!r}: re-embed (graphmem db reembed) or configure the old model"
         )
+    if not reembedded and recorded:
+        await check_embedder(store, recorded.get("embedder"))
     await check_fulltext_index(store, settings.fulltext_analyzer)
     params = {"dimensions": embedding_dim, "similarity": settings.embedding_similarity,
               "analyzer": settings.fulltext_analyzer}
@@ -65,6 +87,7 @@ async def migrate(store: Store, *, embedding_dim: int, timeout_s: int = 300, ree
     version = schema_version(store)
     await store.run_schema(
         "admin/schema_version_set", version=version, embedding_dim=embedding_dim,
-        embedding_model=settings.embedding_model, similarity=settings.embedding_similarity,
+        embedding_model=settings.embedding_model, embedder=settings.embedder,
+        similarity=settings.embedding_similarity,
     )
     return SchemaInfo(version, embedding_dim, settings.embedding_similarity, settings.embedding_model)

@@ -68,3 +68,24 @@ async def test_reembed_rebuilds_vectors_and_accepts_the_new_model(service: Memor
     assert hits[0].memory.id == item.id
     assert hits[0].score > 0.75  # the stale axis vector would score about 0.5
     await migrate(store, embedding_dim=384)  # the mismatch is gone
+
+
+async def test_another_embedder_of_the_same_model_is_refused_once_a_memory_is_chinese(
+        service: MemoryService, store: Store, migrated: Settings, namespace: str) -> None:
+    """bilingual and sentence-transformers share MiniLM and differ on Chinese text only (a store with no Chinese
+    memory is accepted; the integration database is shared by other tests, which write Chinese, so that side is
+    not checked here)."""
+    other = "sentence-transformers" if migrated.embedder != "sentence-transformers" else "bilingual"
+    try:
+        await service.write_memories([MemoryDraft(namespace=namespace, kind=MemoryKind.SEMANTIC,
+                                                  content="数据库每周五凌晨备份")])
+        await store.write([Step("test/set_recorded_embedder", {"embedder": other})])
+        with pytest.raises(SchemaMismatchError, match=f"embedded by the '{other}' embedder.*is Chinese"):
+            await migrate(store, embedding_dim=384)
+        await store.write([Step("test/set_recorded_embedder", {"embedder": None})])  # recorded before this check
+        await migrate(store, embedding_dim=384)
+        recorded = await store.read("admin/schema_version_get")
+        assert recorded[0]["embedder"] == migrated.embedder
+    finally:
+        await store.wipe_namespace(namespace)
+        await store.write([Step("test/set_recorded_embedder", {"embedder": migrated.embedder})])
