@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -82,7 +83,7 @@ def _is_plural(word: str) -> bool:
 
 
 def _normalise(text: str, *, proper: bool) -> str:
-    s = " ".join(text.split()).strip(_PUNCT + " ")
+    s = " ".join(unicodedata.normalize("NFKC", text).split()).strip(_PUNCT + " ")
     s = _POSS_END.sub("", s).strip(_PUNCT + " ").lower()
     if not proper and s and not _CJK.search(s):
         head, _, last = s.rpartition(" ")
@@ -91,9 +92,10 @@ def _normalise(text: str, *, proper: bool) -> str:
 
 
 def normalise_name(text: str, *, proper: bool | None = None) -> str:
-    """Normalised entity key: lowercase, possessive 's (ASCII or curly apostrophe) and surrounding punctuation
-    stripped, inner whitespace collapsed; the last word is singularised unless it is capitalised (a proper name;
-    ``proper`` overrides the guess). Chinese is kept as is.
+    """Normalised entity key: compatibility forms folded (NFKC: full-width letters are ASCII ones), lowercase,
+    possessive 's (ASCII or curly apostrophe) and surrounding punctuation stripped, inner whitespace collapsed; the
+    last word is singularised unless it is capitalised (a proper name; ``proper`` overrides the guess). Chinese is
+    kept as is.
 
     >>> normalise_name("Caroline's"), normalise_name(" pottery  classes! "), normalise_name("Paris")
     ('caroline', 'pottery class', 'paris')

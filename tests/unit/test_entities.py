@@ -43,6 +43,9 @@ def names(text: str, **kw: int) -> list[str]:
         ("Starbucks", "starbucks"),  # proper names are not singularised
         ("“Lake Tahoe”", "lake tahoe"),
         ("北京", "北京"),
+        ("\uff21\uff30\uff29", "api"),  # full-width letters fold to the ASCII key (NFKC)
+        ("\uff2e\uff47\uff49\uff4e\uff58", "nginx"),
+        ("\uff23\uff41\uff52\uff4f\uff4c\uff49\uff4e\uff45\uff07\uff53", "caroline"),
     ],
 )
 def test_normalise_name(raw: str, expected: str) -> None:
