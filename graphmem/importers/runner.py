@@ -83,8 +83,14 @@ async def write_drafts(
 ) -> None:
     if batch_size < 1:
         raise ValidationError(f"batch size must be at least 1 (got {batch_size})", field="batch_size")
-    batches = [drafts[start:start + batch_size] for start in range(0, len(drafts), batch_size)]
     applied = await applied_ids(service, drafts) if dedupe else set()
+    # A draft the namespace accounts for is not written again: a strengthen token is checked on the memory a
+    # repeat hits, and a re-import's near-duplicate can hit another one (a memory written since, or a tie).
+    todo = [d for d in drafts if d.id is None or d.id not in applied]
+    report.unchanged += len(drafts) - len(todo)
+    if progress is not None and len(todo) < len(drafts):
+        progress(len(drafts) - len(todo))
+    batches = [todo[start:start + batch_size] for start in range(0, len(todo), batch_size)]
     results = await service.write_many(batches, dedupe=dedupe, progress=progress)
     for batch, result in zip(batches, results, strict=True):
         report.count(batch, result.items, applied)

@@ -64,3 +64,30 @@ async def test_jsonl_import_with_ids_is_idempotent(service: MemoryService, names
     assert report.created == 2
     again = await service.write_memories(drafts)
     assert [r.action for r in again.items] == [WriteAction.EXISTS, WriteAction.EXISTS]
+
+
+async def test_a_repeat_imported_again_changes_nothing_when_its_nearest_memory_is_another(
+        service: MemoryService, namespace: str) -> None:
+    """A repeat strengthens the memory it hits, once (its id is that memory's token). Imported again after a
+    closer memory was written, it must not strengthen that one: the import recognises its id first."""
+    lines = [
+        f'{{"id": "r1", "namespace": "{namespace}", "kind": "semantic", "content": "Erin speaks fluent Portuguese"}}',
+        f'{{"id": "r2", "namespace": "{namespace}", "kind": "semantic", "content": "Erin speaks Portuguese fluently"}}',
+    ]
+    drafts = parse_jsonl(lines)
+    first = ImportReport(namespace=namespace)
+    await write_drafts(service, drafts, first, batch_size=10, dedupe=True)
+    assert (first.created, first.strengthened) == (1, 1)
+    # another writer stores r2's very words under another id: the nearest memory to r2 is now that one
+    (closer,) = (await service.write_memories(parse_jsonl([
+        f'{{"id": "c1", "namespace": "{namespace}", "kind": "semantic", "content": "Erin speaks Portuguese fluently"}}',
+    ]), dedupe=False)).items
+    assert closer.action is WriteAction.CREATED
+    before = {m.id: (m.reinforced_count, m.confidence) for m in await service.store.list_memories(namespace)}
+    again = ImportReport(namespace=namespace)
+    seen: list[int] = []
+    await write_drafts(service, drafts, again, batch_size=10, dedupe=True, progress=seen.append)
+    assert (again.created, again.strengthened, again.unchanged) == (0, 0, 2)
+    assert sum(seen) == 2
+    after = {m.id: (m.reinforced_count, m.confidence) for m in await service.store.list_memories(namespace)}
+    assert after == before
