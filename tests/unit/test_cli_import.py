@@ -33,9 +33,11 @@ class FakeService:
     def __init__(self, store: FakeStore, actions: list[WriteAction]) -> None:
         self.store = store
         self.actions = actions
+        self.written: list[str | None] = []
 
     async def write_many(self, batches: list[list[MemoryDraft]], *, dedupe: bool,
                          progress: Any = None) -> list[BatchResult]:
+        self.written += [d.id for batch in batches for d in batch]
         items = tuple(WriteResult(index=i, id=f"m{i}", action=a) for i, a in enumerate(self.actions))
         return [BatchResult(items=items)]
 
@@ -71,13 +73,14 @@ def test_a_repeat_without_an_id_strengthens_again() -> None:
     assert (report.strengthened, report.unchanged) == (1, 0)
 
 
-async def test_write_drafts_reads_the_applied_ids_before_writing() -> None:
+async def test_write_drafts_reads_the_applied_ids_before_writing_and_skips_them() -> None:
     store = FakeStore({NS: ["d1", "d3"]})
-    service = FakeService(store, [WriteAction.STRENGTHENED, WriteAction.STRENGTHENED])
+    service = FakeService(store, [WriteAction.STRENGTHENED])
     report = ImportReport(namespace=NS)
     await write_drafts(service, [draft("a", "d3"), draft("b", "d4")], report,  # type: ignore[arg-type]
                        batch_size=10, dedupe=True)
     assert store.calls == [("eval/written_ids", {"namespace": NS})]
+    assert service.written == ["d4"]  # d3 was applied before: not written again, whatever it would hit now
     assert (report.strengthened, report.unchanged) == (1, 1)
 
 
