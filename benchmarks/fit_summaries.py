@@ -24,6 +24,7 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, TypedDict
 
 from benchmarks.fit_ranking import collect
 from graphmem.config import Settings
@@ -38,6 +39,11 @@ VALUES: dict[str, tuple[float, ...]] = {
     "task": (0.0, 0.05, 0.1, 0.2, 0.3),
 }
 
+DescentFold = TypedDict("DescentFold", {
+    "held_out": str, "chosen_mode": str, "chosen": dict[str, float], "train_recall@10": float,
+    "held_out_recall@10": float, "held_out_hide_baseline_recall@10": float})
+"""One fold of ``descent_by_cv`` (a TypedDict by call: its keys are the report's, ``@`` included)."""
+
 
 def without_descent(questions: Sequence[PoolQuestion]) -> list[PoolQuestion]:
     """The pools as ``SummaryMode.HIDE`` leaves them: without the memories the summaries brought."""
@@ -45,10 +51,10 @@ def without_descent(questions: Sequence[PoolQuestion]) -> list[PoolQuestion]:
 
 
 def choose_descent(variants: dict[str, list[PoolQuestion]], start: FormulaWeights,
-                   reach: dict[str, tuple[str, ...]]) -> list[dict[str, object]]:
+                   reach: dict[str, tuple[str, ...]]) -> list[DescentFold]:
     """Leave one conversation out over the mode too: per fold, each variant (descent on, off) is fitted on the other
     four, the better one on them is chosen and scored on the held-out conversation."""
-    folds: list[dict[str, object]] = []
+    folds: list[DescentFold] = []
     for held in sorted({q.conversation for q in next(iter(variants.values()))}):
         fitted = {name: coordinate_ascent([q for q in qs if q.conversation != held], start, VALUES, reach, K)
                   for name, qs in variants.items()}
@@ -91,7 +97,7 @@ def main() -> None:
     names = list(VALUES)
     mode_folds = choose_descent({"lead": questions, "hide": without_descent(questions)}, baseline, reach)
     hidden = without_descent(questions)
-    report = {
+    report: dict[str, Any] = {  # the JSON written
         "command": f"python -m benchmarks.fit_summaries --data {args.data}",
         "corpora": list(CORPORA), "k": K, "questions": len(questions), "values": VALUES,
         "baseline": {n: getattr(baseline, n) for n in names},

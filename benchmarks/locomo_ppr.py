@@ -157,7 +157,7 @@ async def run_corpus(settings: Settings, data: str, corpus: str, alphas: Sequenc
             return RetrievalService(service.store, service.embedder, settings, query_vectors=0,
                                     versions=service.versions, recorder=recorder, **kw)
         spreading = ExpansionRun(formula.channels, formula.hops, formula.rerank)
-        ppr = ExpansionRun(formula.channels, formula.hops, formula.rerank, ExpansionMode.PPR)
+        ppr = ExpansionRun(formula.channels, formula.hops, formula.rerank, expansion=ExpansionMode.PPR)
         services = {"spreading": (retriever(), spreading),
                     "spreading-stepwise": (retriever(one_statement=False), spreading),
                     **{f"ppr-{a}": (retriever(expansion=ExpansionConfig(ppr_alpha=a)), ppr) for a in alphas}}

@@ -57,7 +57,7 @@ class SentenceTransformerEmbedder(EmbedderClient):
         self.batch_size = batch_size
         self.session: Any = None
         if onnx is not None:  # graphmem's ONNX export of the same model (graphmem/embed/onnx_runtime.py)
-            import onnxruntime as ort
+            import onnxruntime as ort  # type: ignore[import-untyped]  # no stubs, no py.typed (as in graphmem)
 
             options = ort.SessionOptions()
             options.intra_op_num_threads = threads
@@ -81,12 +81,15 @@ class SentenceTransformerEmbedder(EmbedderClient):
 
     def encode_onnx(self, texts: list[str]) -> list[list[float]]:
         # What graphmem's OnnxEncoder does (mean pooling, L2 norm); this venv imports nothing of graphmem's.
-        tokenizer = self.model[0].tokenizer
+        first: Any = self.model[0]  # the Transformer module (typed as a torch Module: its tokenizer is not typed)
+        tokenizer = first.tokenizer
+        max_length = self.model.max_seq_length  # int | None to the types; set by these models' configuration
+        assert max_length is not None
         names = [i.name for i in self.session.get_inputs()]
         rows: list[list[float]] = []
         for start in range(0, len(texts), self.batch_size):
             batch = tokenizer(texts[start : start + self.batch_size], padding=True, truncation=True,
-                              max_length=int(self.model.max_seq_length), return_tensors="np")
+                              max_length=int(max_length), return_tensors="np")
             feeds = {n: np.asarray(batch[n], dtype=np.int64) for n in names}
             hidden = self.session.run(None, feeds)[0]
             mask = feeds["attention_mask"][..., None].astype(np.float32)
@@ -132,7 +135,7 @@ class CypherRecorder:
                 head = " ".join(str(cypher_query_).split())[:90]
                 self.calls.append((head, time.perf_counter() - start, rows))
 
-        driver.execute_query = recorded  # type: ignore[method-assign]
+        driver.execute_query = recorded
 
     def take(self) -> list[tuple[str, float, int]]:
         calls, self.calls = self.calls, []

@@ -66,7 +66,7 @@ async def reset_group(driver: Neo4jDriver, group_id: str) -> int:
             "MATCH (n {group_id: $group_id}) WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS c",
             group_id=group_id,
         )
-        count = records[0]["c"]
+        count: int = records[0]["c"]
         deleted += count
         if count == 0:
             return deleted

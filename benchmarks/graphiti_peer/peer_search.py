@@ -48,6 +48,9 @@ def search_config(recipe: str | None, k: int, sim_min_score: float | None) -> Se
 async def run_search(
     graphiti: Graphiti, query: str, group_id: str, k: int, config: SearchConfig | None
 ) -> list[EntityEdge]:
+    edges: list[EntityEdge]
     if config is None:
-        return await graphiti.search(query, group_ids=[group_id], num_results=k)
-    return (await graphiti.search_(query, config=config, group_ids=[group_id])).edges
+        edges = await graphiti.search(query, group_ids=[group_id], num_results=k)
+    else:
+        edges = (await graphiti.search_(query, config=config, group_ids=[group_id])).edges
+    return edges

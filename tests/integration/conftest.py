@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from pydantic import SecretStr
 
 from graphmem.config import Settings
 from graphmem.embed import Embedder, embedding_dimension, make_embedder
@@ -46,7 +47,7 @@ def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setting
     home = tmp_path_factory.mktemp("neo4j-home")
     settings = Settings(
         neo4j_home=home, neo4j_bolt_port=free_port(), neo4j_http_port=free_port(),
-        neo4j_password=secrets.token_urlsafe(16), neo4j_heap="768m", neo4j_pagecache="256m",
+        neo4j_password=SecretStr(secrets.token_urlsafe(16)), neo4j_heap="768m", neo4j_pagecache="256m",
     )
     settings = settings.model_copy(update={"neo4j_uri": f"bolt://127.0.0.1:{settings.neo4j_bolt_port}"})
     server = LocalNeo4j(settings)

@@ -105,7 +105,8 @@ def data(result: CallToolResult) -> Json:
     """The structured content of a call that must succeed."""
     assert not result.is_error, result.content
     assert result.structured_content is not None
-    return result.structured_content
+    content: Json = result.structured_content  # Any in the SDK's model; graphmem's tools answer a JSON object
+    return content
 
 
 def error_code(result: CallToolResult) -> str:

@@ -48,7 +48,7 @@ async def test_a_question_for_places_lifts_the_turn_that_names_one(service: Memo
     assert [m for m, _ in without].index(boston) > 0
     # a question that asks no kind of answer is ranked as before: the term adds nothing
     plain = "What does John say about travelling with friends?"
-    orders: list[list[SearchResult]] = []
+    orders: list[tuple[SearchResult, ...]] = []
     for weights in (FormulaWeights(), FormulaWeights(answer=0.0)):
         retrieval = RetrievalService(service.store, service.embedder, service.settings, weights=weights,
                                      one_statement=one_statement)

@@ -88,13 +88,13 @@ async def test_every_saved_query_of_the_served_guide_returns_rows(
     empty = []
     async with store.driver.session(database=store.database) as session:
         for query in queries:
-            result = await session.run(query, params)  # type: ignore[arg-type]  # the guide's text, verbatim
+            result = await session.run(query, params)  # the guide's text, verbatim
             if not await result.data():
                 empty.append(query.splitlines()[0])
     assert not empty, f"saved queries with no rows on the hand-built namespace: {empty}"
     reflection = next(q.statement for q in saved_queries() if q.title == "What reflection wrote")
     async with store.driver.session(database=store.database) as session:
-        rows = await (await session.run(reflection, params)).data()  # type: ignore[arg-type]
+        rows = await (await session.run(reflection, params)).data()
     assert sorted(r["kind"] for r in rows) == ["lesson", "semantic"]  # not the turns' memories, which derive too
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, LiteralString
+from typing import Any, LiteralString, TypedDict
 
 import pytest
 
@@ -38,6 +38,13 @@ REFUND_30 = "Refunds are possible within 30 days of delivery."
 REFUND_14 = "Refunds are possible within 14 days of delivery."  # cosine ~.92 to the 30-day one
 JON = ("Jon opened a dance studio in Paris.", "Jon has opened a dance studio in Paris.",
        "Jon opened his own dance studio in Paris.")
+
+
+class Provenance(TypedDict, total=False):
+    """A draft's provenance, given to some drafts only (a field left out stays unset)."""
+
+    writer: str
+    trust: float
 
 
 async def snapshot(store: Store, namespace: str) -> tuple[list[str], list[str]]:
@@ -242,7 +249,7 @@ async def test_with_an_llm_the_merged_text_is_a_new_signed_memory(
     turns = await service.tasks.log_turns(namespace, task.id, [(Role.USER, f"turn {i}") for i in range(3)])
     await service.write_memories([MemoryDraft(namespace=namespace, kind=MemoryKind.SEMANTIC, content=text,
                                               id=f"j{i}", derived_from=(turns[i].id,), confidence=0.7,
-                                              **({"writer": "tok-chat", "trust": 0.3} if i == 1 else {}))
+                                              **(Provenance(writer="tok-chat", trust=0.3) if i == 1 else Provenance()))
                                   for i, text in enumerate(JON)], dedupe=False)  # j1 from a low-trust writer
     merged_text = "Jon opened his own dance studio in Paris."  # same as j2's words: the new memory is still new
     script = Script(['{"content": "Jon opened a dance studio in Rome."}', {"content": merged_text}])

@@ -47,7 +47,7 @@ async def log_task(service: MemoryService, namespace: str, task_id: str, texts: 
 
 def searcher(service: MemoryService, **weights: float) -> RetrievalService:
     return RetrievalService(service.store, service.embedder, service.settings, versions=service.versions,
-                            weights=FormulaWeights(**weights) if weights else None)
+                            weights=FormulaWeights.model_validate(weights) if weights else None)
 
 
 async def test_follows_window_reaches_the_answer_turn(store: Store, embedder: Embedder, migrated: Settings,

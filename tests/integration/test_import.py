@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
+from typing import Any
 
 from graphmem.importers.jsonl import parse_jsonl
 from graphmem.importers.locomo import load_locomo, plan_locomo
@@ -17,7 +18,7 @@ LOCOMO = Path(os.environ.get("GRAPHMEM_LOCOMO_PATH",
                              Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo-dev.json"))
 
 
-async def snapshot(store: Store, namespace: str) -> list[dict[str, object]]:
+async def snapshot(store: Store, namespace: str) -> list[dict[str, Any]]:
     return await store.read("test/namespace_fingerprint", namespace=namespace)
 
 

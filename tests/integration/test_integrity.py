@@ -10,7 +10,7 @@ import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
@@ -54,6 +54,13 @@ def change(field: str, i: int, data: dict[str, Any], forger: Signer) -> dict[str
     return {field: values[field]}
 
 
+class Provenance(TypedDict, total=False):
+    """A draft's provenance, given to some drafts only (a field left out stays unset)."""
+
+    writer: str
+    trust: float
+
+
 @pytest.fixture
 async def two_namespaces(store: Store) -> AsyncIterator[tuple[str, str]]:
     names = (f"t-{uuid.uuid4().hex[:12]}", f"t-{uuid.uuid4().hex[:12]}")
@@ -67,7 +74,7 @@ async def test_tampering_is_caught_on_every_read_path(store: Store, embedder: Em
     ns, other = two_namespaces
     service = MemoryService(store, embedder, migrated)
     drafts = [MemoryDraft(namespace=ns, kind=MemoryKind.SEMANTIC, content=content(i), id=f"m{i}", source="test",
-                          **({"writer": "tok-owner", "trust": 1.0} if i % 2 else {})) for i in range(N)]
+                          **(Provenance(writer="tok-owner", trust=1.0) if i % 2 else Provenance())) for i in range(N)]
     # half carry provenance, half none: a changed trust or writer is caught too (a raised one: test_provenance)
     await service.write_many([drafts[i:i + 500] for i in range(0, N, 500)], dedupe=False)
 

@@ -215,8 +215,8 @@ async def test_the_app_runs_the_lifecycle_on_schedule_behind_its_setting(
                                               expires_at=utcnow() - timedelta(seconds=1))])
     # the app's worker sweeps every namespace of the database: here only expiry (which no read can see), so the
     # data other tests keep for the session is left as it is
-    base = {"tokens": tokens, "tokens_file": None, "maintenance_consolidate_interval_s": 0,
-            "archive_after_days": {}, "purge_after_days": 0}
+    base: dict[str, Any] = {"tokens": tokens, "tokens_file": None, "maintenance_consolidate_interval_s": 0,
+                            "archive_after_days": {}, "purge_after_days": 0}
     off = create_app(migrated.model_copy(update=base), embedder=embedder)
     async with lifespan(off):
         await asyncio.sleep(0.5)

@@ -28,7 +28,7 @@ def test_the_notebook_runs_and_plots(path: Path, migrated: Settings, llm_base_ur
                         "GRAPHMEM_NOTEBOOK_SESSIONS": "3", "MPLBACKEND": "module://matplotlib_inline.backend_inline",
                         }.items():
         monkeypatch.setenv(name, value)  # the kernel inherits this process's environment (signing key included)
-    notebook = nbformat.read(path, as_version=4)
+    notebook = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]  # nbformat.read has no annotations
     NotebookClient(notebook, timeout=900, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]

@@ -4,6 +4,7 @@ transaction, idempotent re-reflection, supersede, failure handling, and the queu
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -15,11 +16,12 @@ from graphmem.reflection.worker import ReflectionWorker, claim_tasks
 from graphmem.retrieval import RetrievalService, SearchOptions
 from graphmem.service import MemoryService
 from graphmem.service.planning import WritePlan
+from graphmem.service.write_tx import apply_plan
 from graphmem.store import Store
 from graphmem.store.store import Tx
 from tests.integration.reflection_support import Script, scripted_llm
 
-MOVED = {
+MOVED: dict[str, Any] = {  # a model's answer: JSON
     "facts": [
         {"content": "The user lives in Berlin.", "kind": "semantic", "entities": ["Berlin"], "turns": [0],
          "replaces": "M1", "confidence": 0.9},
@@ -137,7 +139,7 @@ async def test_failure_between_statements_leaves_nothing(service: MemoryService,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     task_id, paris, _ = await moved_task(service, namespace)
     before = await count(store, namespace)
-    real_apply = reflection_service.apply_plan
+    real_apply = apply_plan  # what reflection_service calls, until patched below
 
     async def failing_apply(tx: Tx, plan: WritePlan, *, dedupe: bool, at: datetime) -> list[WriteResult]:
         results = await real_apply(tx, plan, dedupe=dedupe, at=at)

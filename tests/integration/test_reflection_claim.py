@@ -11,6 +11,7 @@ import pytest
 import graphmem.reflection.service as reflection_service
 from graphmem.models import Role, Task, utcnow
 from graphmem.reflection import ReflectionService
+from graphmem.reflection.plan import plan_reflection
 from graphmem.reflection.worker import STALE_AFTER, ReflectionWorker, claim_tasks
 from graphmem.service import MemoryService
 from graphmem.store import Step
@@ -50,7 +51,7 @@ async def test_a_task_that_raises_anything_is_recorded_and_the_batch_goes_on(
         service: MemoryService, namespace: str, monkeypatch: pytest.MonkeyPatch) -> None:
     broken, _, _ = await moved_task(service, namespace)
     fine = await ended_task(service, namespace, "fine")
-    real = reflection_service.plan_reflection
+    real = plan_reflection  # what reflection_service calls, until patched below
 
     def plan_or_bug(output: Any, **kw: Any) -> Any:
         if kw["task_id"] == broken:

@@ -138,7 +138,7 @@ async def test_a_query_asked_again_after_a_write_is_not_embedded_again(
         calls.append(text)
         return embed_query(text)
 
-    retrieval.embedder = type("Counting", (), {"embed_query": staticmethod(counting)})()  # type: ignore[assignment]
+    retrieval.embedder = type("Counting", (), {"embed_query": staticmethod(counting)})()
     opts = SearchOptions(namespaces=(namespace,), k=2)
     (a,) = await write(service, namespace, "Gwen repairs clocks.")
     assert ids(await retrieval.search("Who repairs clocks?", opts)) == [a]

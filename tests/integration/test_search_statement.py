@@ -147,7 +147,11 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
             assert len(weighed_there.word_weights) == len(named.words), query
             scored = await one._rank(query, ranked, ranked_scores, asked.model_copy(update={"k": len(ranked)}),
                                      filters["now"], weighed_there)
-            python = {r.memory.id: r.score if rerank is RerankMode.NONE else r.parts.rerank for r in scored[0]}
+            python: dict[str, float] = {}
+            for r in scored[0]:
+                mine_score = r.score if rerank is RerankMode.NONE else r.parts.rerank
+                assert mine_score is not None, (query, rerank)  # the formula rerank scores every result
+                python[r.memory.id] = mine_score
             asking += sum(1 for r in scored[0] if r.parts.question)
             saying += sum(1 for r in scored[0] if r.parts.speaker)
             order = [python[i] for i in ranked]

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graphmem.errors import ConflictError
-from graphmem.models import Memory, MemoryKind, MemoryStatus
+from graphmem.models import Memory, MemoryKind, MemoryStatus, ScoredMemory
 from graphmem.store import Step, Store
 
 
@@ -107,7 +107,7 @@ async def test_fulltext_index_answers(store: Store, namespace: str) -> None:
     b = mem(namespace, "Paris is lovely in spring")
     await store.create_memories([a, b], [unit(1), unit(0, 1)])
     deadline = time.monotonic() + 10
-    hits = []
+    hits: list[ScoredMemory] = []
     while not hits and time.monotonic() < deadline:
         hits = await store.fulltext_search("refund days", [namespace])
     assert [h.memory.id for h in hits] == [a.id]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from typing import cast
 
 import httpx
 import pytest
@@ -160,7 +161,8 @@ def test_the_app_installs_admission_inside_the_request_log() -> None:
     names = [m.cls.__name__ for m in app.user_middleware]  # type: ignore[attr-defined]
     assert names == ["RequestLog", "Admission"], "RequestLog outermost: refusals get request ids and log lines"
     admission = app.user_middleware[1]
-    assert admission.kwargs["limiter"].limit == 5
+    # Middleware keeps its keyword arguments as objects: the app installs Admission with its Limiter
+    assert cast(Limiter, admission.kwargs["limiter"]).limit == 5
 
 
 # --- pool exhaustion ----------------------------------------------------------------------------

@@ -6,6 +6,7 @@ the signing check is the real one (disabled: every memory passes)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
@@ -30,6 +31,10 @@ def edge(type_: str, label: str, target: str, weight: float = 1.0, gap_s: float 
     return {"type": type_, "label": label, "target": target, "weight": weight, "gap_s": gap_s}
 
 
+Page = tuple[list[dict[str, Any]], Callable[[dict[str, Any]], str]]
+"""A page statement's rows, and the key its ``after`` is compared with."""
+
+
 class FakeStore:
     """``read`` answers the three page statements from fixed lists, honouring ``after`` and ``limit``."""
 
@@ -43,16 +48,18 @@ class FakeStore:
             memory(3, [edge("SUPPORTS", "Memory", "m2", 0.8), edge("SIMILAR_TO", "Memory", "gone", 0.7),
                        edge("ABOUT", "Entity", "lake")]),
         ]
-        self.entities = [{"name": "caroline", "degree": 2}, {"name": "lake", "degree": 1}]
-        self.tasks = [{"task": {"id": "t1", "title": "session 1", "status": "ended"},
-                       "turns": [{"id": "t1-0", "seq": 0, "role": "user", "content": "hi"},
-                                 {"id": "t1-1", "seq": 1, "role": "assistant", "content": "hello"}]}]
+        self.entities: list[dict[str, Any]] = [{"name": "caroline", "degree": 2}, {"name": "lake", "degree": 1}]
+        self.tasks: list[dict[str, Any]] = [{"task": {"id": "t1", "title": "session 1", "status": "ended"},
+                                             "turns": [{"id": "t1-0", "seq": 0, "role": "user", "content": "hi"},
+                                                       {"id": "t1-1", "seq": 1, "role": "assistant",
+                                                        "content": "hello"}]}]
 
     async def read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         self.calls.append(name)
-        rows, key = {"analysis/memory_page": (self.memories, lambda r: r["memory"]["id"]),
-                     "analysis/entity_page": (self.entities, lambda r: r["name"]),
-                     "analysis/task_page": (self.tasks, lambda r: r["task"]["id"])}[name]
+        pages: dict[str, Page] = {"analysis/memory_page": (self.memories, lambda r: r["memory"]["id"]),
+                                  "analysis/entity_page": (self.entities, lambda r: r["name"]),
+                                  "analysis/task_page": (self.tasks, lambda r: r["task"]["id"])}
+        rows, key = pages[name]
         return [r for r in rows if key(r) > params["after"]][: params["limit"]]
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, cast
 
+import pytest
+
 from graphmem.config import Settings
 from graphmem.retrieval.cache import (
     ALL_NAMESPACES,
@@ -81,11 +83,9 @@ def test_the_statement_reads_the_same_counters_as_the_version_read() -> None:
     assert versions_from([], ["ns"]) == (0, 0)
 
 
-def test_only_a_fresh_entry_asks_for_the_version_read(monkeypatch: Any) -> None:
-    import graphmem.retrieval.cache as cache_module
-
+def test_only_a_fresh_entry_asks_for_the_version_read(monkeypatch: pytest.MonkeyPatch) -> None:
     now = [100.0]
-    monkeypatch.setattr(cache_module.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr("graphmem.retrieval.cache.time.monotonic", lambda: now[0])  # the time module cache reads
     cache: ResultCache[str] = ResultCache(NamespaceVersions(), ttl_s=60)
     assert not cache.may_hold(("q",))
     assert (cache.hits, cache.misses) == (0, 1)

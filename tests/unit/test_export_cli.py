@@ -4,7 +4,7 @@ properties. The store is faked at its I/O edge (``read``); the signing check is 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,18 +36,24 @@ def memory(i: int, *, signed: bool) -> dict[str, Any]:
             "edges": [{"type": "ABOUT", "label": "Entity", "target": "paris", "weight": 1.0, "gap_s": None}]}
 
 
+Page = tuple[list[dict[str, Any]], Callable[[dict[str, Any]], str]]
+"""A page statement's rows, and the key its ``after`` is compared with."""
+
+
 class FakeStore:
     """``read`` answers the three page statements from fixed lists, honouring ``after`` and ``limit``."""
 
     def __init__(self, signed: list[bool], mode: IntegrityMode = IntegrityMode.HIDE) -> None:
         self.integrity = Integrity(SIGNER, mode)
         self.memories = [memory(i, signed=s) for i, s in enumerate(signed)]
-        self.entities = [{"namespace": NS, "name": "paris", "kind": "place", "created_at": AT, "degree": 2}]
+        self.entities: list[dict[str, Any]] = [
+            {"namespace": NS, "name": "paris", "kind": "place", "created_at": AT, "degree": 2}]
 
     async def read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
-        rows, key = {"analysis/memory_page": (self.memories, lambda r: r["memory"]["id"]),
-                     "analysis/entity_page": (self.entities, lambda r: r["name"]),
-                     "analysis/task_page": ([], lambda r: r["task"]["id"])}[name]
+        pages: dict[str, Page] = {"analysis/memory_page": (self.memories, lambda r: r["memory"]["id"]),
+                                  "analysis/entity_page": (self.entities, lambda r: r["name"]),
+                                  "analysis/task_page": ([], lambda r: r["task"]["id"])}
+        rows, key = pages[name]
         return [r for r in rows if key(r) > params["after"]][: params["limit"]]
 
 

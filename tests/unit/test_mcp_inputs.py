@@ -19,7 +19,7 @@ from graphmem.retrieval.types import RerankMode
 from graphmem.security import Principal, RateLimiter
 from graphmem.service.browse import NEIGHBORHOOD_TYPES
 
-LAX = [  # (tool, arguments, the field the refusal names)
+LAX: list[tuple[str, dict[str, Any], str]] = [  # (tool, arguments, the field the refusal names)
     ("memory_search", {"query": "x", "k": "5"}, "k"),
     ("memory_search", {"query": "x", "k": True}, "k"),
     ("memory_search", {"query": "x", "k": 5.0}, "k"),

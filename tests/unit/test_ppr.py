@@ -16,6 +16,12 @@ def edge(s: str, t: str, type_: str = "ABOUT", w: float = 1.0) -> Edge:
     return Edge(s, t, type_, w, s, t)
 
 
+def pair(rng: random.Random, nodes: list[str]) -> tuple[str, str]:
+    """Two distinct nodes drawn by ``rng.sample``, as a pair (a list of unknown length cannot fill ``edge``'s s, t)."""
+    s, t = rng.sample(nodes, 2)
+    return s, t
+
+
 def steps(path: tuple[Edge, ...]) -> list[tuple[str, str, str]]:
     return [(e.source, e.type, e.target) for e in path]
 
@@ -82,7 +88,7 @@ def test_deterministic_whatever_the_order_and_repeats_of_the_edges() -> None:
     rng = random.Random(5)
     nodes = [f"n{i:02d}" for i in range(40)]
     types = sorted(TYPE_WEIGHTS)
-    edges = [edge(*rng.sample(nodes, 2), rng.choice(types), round(rng.uniform(0.1, 1.0), 2)) for _ in range(120)]
+    edges = [edge(*pair(rng, nodes), rng.choice(types), round(rng.uniform(0.1, 1.0), 2)) for _ in range(120)]
     seeds = {n: round(rng.uniform(0.1, 1.0), 3) for n in nodes[:6]}
     degree = degrees(edges) | {n: 60 for n in nodes[30:]}
     first = personalised_pagerank(seeds, edges, degree, ExpansionConfig())
@@ -117,7 +123,7 @@ def test_matches_networkx_pagerank_where_no_walk_leaves_the_subgraph() -> None:
     rng = random.Random(9)
     nodes = [f"n{i}" for i in range(25)]
     edges = [edge(nodes[i], nodes[i + 1], "FOLLOWS") for i in range(24)]  # connected: no dangling node
-    edges += [edge(*rng.sample(nodes, 2), rng.choice(["SUPPORTS", "ABOUT", "SIMILAR_TO"]), rng.uniform(0.2, 1))
+    edges += [edge(*pair(rng, nodes), rng.choice(["SUPPORTS", "ABOUT", "SIMILAR_TO"]), rng.uniform(0.2, 1))
               for _ in range(40)]
     seeds = {"n3": 1.0, "n17": 0.6, "n20": 0.2}
     for alpha in (0.15, 0.5, 0.8):

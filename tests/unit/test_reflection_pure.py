@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ from graphmem.reflection.prepare import compress_turns, is_small_talk, memory_al
 from graphmem.summary import summary_draft
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-GOOD = {
+GOOD: dict[str, Any] = {  # a model's answer: JSON
     "facts": [
         {"content": "The user moved from Paris to Berlin.", "kind": "semantic", "entities": ["Berlin"],
          "turns": [0], "replaces": "M1", "confidence": 0.9},

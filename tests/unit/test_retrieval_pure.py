@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -91,7 +92,7 @@ def test_an_edge_passes_only_from_the_ends_that_walked_it() -> None:
 
 
 def test_statement_rows_become_candidates_with_ranks_paths_and_cosines() -> None:
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"memory": {"id": "a", "content": "x", "tags": None}, "score": 0.9, "fused": 1.0, "received": 0.1,
          "path": [], "seed_id": None, "seed_cosine": None},
         {"memory": {"id": "b", "content": "y"}, "score": None, "fused": 0.0, "received": 0.3,

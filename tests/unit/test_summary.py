@@ -5,6 +5,7 @@ candidates."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 import pytest
@@ -132,9 +133,10 @@ def test_rank_hides_summaries_unless_asked(mode: SummaryMode) -> None:
 
 def test_descended_rows_become_candidates_with_their_path() -> None:
     known = candidates()
-    rows = [{"memory": {"id": mid, "namespace": "ns", "kind": "episodic", "content": mid, "tags": None},
-             "score": score, "via": "s", "task": "t", "turns": ["u9"], "before": None, "after": None,
-             "entity_hits": 1, "summary": False} for mid, score in (("n1", 0.9), ("a", 0.8))]
+    rows: list[dict[str, Any]] = [
+        {"memory": {"id": mid, "namespace": "ns", "kind": "episodic", "content": mid, "tags": None},
+         "score": score, "via": "s", "task": "t", "turns": ["u9"], "before": None, "after": None,
+         "entity_hits": 1, "summary": False} for mid, score in (("n1", 0.9), ("a", 0.8))]
     found = descended(rows, known)
     assert list(found) == ["n1"]  # a is a candidate already
     n1 = found["n1"]

@@ -5,6 +5,7 @@ get their rows unchanged."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 from graphmem.security.integrity import Integrity
 from graphmem.security.signing import Signer, SigningKey
@@ -19,10 +20,11 @@ def integrity() -> Integrity:
 
 
 def test_times_become_text_for_a_statement_that_parses_them() -> None:
-    rows = [{"memory_id": "a", "at": AT, "weight": 0.5},
-            {"memory_id": "b", "at": datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone(timedelta(hours=2)))},
-            {"memory_id": "c", "at": datetime(2026, 1, 2, 3, 4, 5)},  # naive: taken as UTC, as signing takes it
-            {"memory_id": "d", "at": None}]
+    rows: list[dict[str, Any]] = [
+        {"memory_id": "a", "at": AT, "weight": 0.5},
+        {"memory_id": "b", "at": datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone(timedelta(hours=2)))},
+        {"memory_id": "c", "at": datetime(2026, 1, 2, 3, 4, 5)},  # naive: taken as UTC, as signing takes it
+        {"memory_id": "d", "at": None}]
     out = prepared_rows("UNWIND $rows AS row SET r.created_at = datetime(row.at)", rows, integrity())
     assert [r["at"] for r in out] == ["2026-12-06T00:07:21.123456+00:00", "2026-01-02T03:04:05+02:00",
                                       "2026-01-02T03:04:05+00:00", None]
