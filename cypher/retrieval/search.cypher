@@ -217,7 +217,8 @@ CALL (seeds, hop1, hop2) {
 // $rerank 'none' ranks by fused + received, any other mode by the formula (graphmem.retrieval.formula: weights
 // $w_*, received capped at 1, the text term the squared weighted share of $vary.query_words (wordmatch.needles: the
 // query's stemmed content words after a space, Chinese bigrams as they are) its lowercased content holds (with a
-// space before it, and each of $word_breaks read as a space), each word weighing ln(1 + N / (1 + n)) among the N
+// space before it, each of $word_breaks read as a space, and a space after a Chinese character that anything but
+// Chinese or a space follows), each word weighing ln(1 + N / (1 + n)) among the N
 // candidates, n of which hold it (wordmatch.word_weights; returned as word_weights), the length term
 // log(1 + chars / $chars_per_word) / log(1 + $length_cap / $chars_per_word), 1 from $length_cap on (chars: a kana,
 // CJK or Hangul character counts $cjk_weight, as formula.weighted_length), $w_question taken off a memory whose
@@ -232,10 +233,20 @@ CALL (picked) {
   UNWIND picked AS c
   WITH c, coalesce([h IN c.hits WHERE h.channel = 'vector'][0].score,
                    CASE WHEN c.m.embedding IS NULL THEN null ELSE vector.similarity.cosine(c.m.embedding, $embedding) END)
-          AS score
+          AS score,
+       CASE WHEN size($vary.query_words) = 0 THEN '' ELSE reduce(t = ' ' + toLower(coalesce(c.m.content, '')),
+                                                             b IN $word_breaks | replace(t, b, ' ')) END AS t
+  // content with a Chinese character: a space after each one that anything but Chinese or a space follows
+  // (wordmatch.searchable: "是python" holds " python"), character by character; other content as it is
+  WITH c, score, t, CASE WHEN t =~ '(?s).*[\u3400-\u9fff\uf900-\ufaff].*' THEN split(t, '') END AS cs
   WITH collect({c: c, score: score, cos: CASE WHEN score IS NULL THEN 0.0 ELSE 2.0 * score - 1.0 END,
-                t: CASE WHEN size($vary.query_words) = 0 THEN '' ELSE reduce(t = ' ' + toLower(coalesce(c.m.content, '')),
-                                                                     b IN $word_breaks | replace(t, b, ' ')) END})
+                t: CASE WHEN cs IS NULL THEN t ELSE reduce(s = '', i IN range(0, size(cs) - 1) | s + cs[i]
+                     + CASE WHEN i < size(cs) - 1 AND cs[i + 1] <> ' '
+                                 AND ((cs[i] >= '\u3400' AND cs[i] <= '\u9fff')
+                                      OR (cs[i] >= '\uf900' AND cs[i] <= '\ufaff'))
+                                 AND NOT ((cs[i + 1] >= '\u3400' AND cs[i + 1] <= '\u9fff')
+                                          OR (cs[i + 1] >= '\uf900' AND cs[i + 1] <= '\ufaff'))
+                            THEN ' ' ELSE '' END) END})
        AS pool
   WITH pool, [w IN $vary.query_words | log(1.0 + toFloat(size(pool)) / (1 + size([y IN pool WHERE y.t CONTAINS w])))]
        AS idf

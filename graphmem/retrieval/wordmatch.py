@@ -3,8 +3,9 @@
 The query's content words (``textquery.content_words``: no function words or auxiliaries; a Chinese run as its
 particle-free bigrams) are lowercased and lightly stemmed (a possessive dropped, one of -ing, -ed, -es, -s cut when
 three letters stay), and a memory contains a word when its lowercased content holds it at the start of a word
-("lesson" in "Lessons", "jogg" in "jogging", not "live" in "deliveries"); a Chinese bigram anywhere. Cypher
-computes the same with ``toLower``, ``replace`` and ``CONTAINS`` (``retrieval/search``).
+("lesson" in "Lessons", "jogg" in "jogging", not "live" in "deliveries"), or right after a Chinese character
+("python" in "编程语言是Python"); a Chinese bigram anywhere. Cypher computes the same with ``toLower``, ``replace``,
+``split`` and ``CONTAINS`` (``retrieval/search``).
 
 Each word weighs its inverse document frequency among the search's candidates (``word_weights``:
 ``ln(1 + N / (1 + n))``, N candidates of which n hold it): a word that nearly every candidate holds tells them
@@ -23,9 +24,10 @@ answer to an English question. Why squared: one word of four says little (1/16),
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 
-from graphmem.retrieval.textquery import CJK, bare, content_words
+from graphmem.retrieval.textquery import CJK, HAN, bare, content_words
 
 _SUFFIXES = ("ing", "ed", "es", "s")
 _MIN_STEM = 3
@@ -55,12 +57,19 @@ def needles(words: Sequence[str]) -> tuple[str, ...]:
     return tuple(w if CJK.match(w) else " " + w for w in words)
 
 
+_GLUED = re.compile(f"([{HAN}])(?=[^{HAN} ])")
+"""A Chinese character with something else than Chinese or a space right after it."""
+
+
 def searchable(content: str | None) -> str:
-    """The content as the needles are looked for in it: a space, then lowercased, each of ``WORD_BREAKS`` a space."""
+    """The content as the needles are looked for in it: a space, then lowercased, each of ``WORD_BREAKS`` a space,
+    and a space after each Chinese character that anything but Chinese or a space follows. Chinese is written without
+    spaces, so a word in it starts right after a Chinese character: "编程语言是Python" holds " python" (a needle is
+    a Chinese piece or a word: no needle holds both, and a Chinese piece is found with the spaces in or not)."""
     text = " " + (content or "").lower()
     for ch in WORD_BREAKS:
         text = text.replace(ch, " ")
-    return text
+    return _GLUED.sub(r"\1 ", text)
 
 
 def word_weights(contents: Iterable[str | None], found: Sequence[str]) -> tuple[float, ...]:

@@ -23,6 +23,7 @@ from graphmem.retrieval.ranking import QueryContext, keep_for, weighed
 from graphmem.retrieval.search_params import search_filters
 from graphmem.retrieval.service import FANOUT
 from graphmem.retrieval.types import Fusion
+from graphmem.retrieval.wordmatch import coverage
 from graphmem.service import MemoryService
 from graphmem.store import Step
 
@@ -161,3 +162,37 @@ async def test_one_statement_matches_the_stepwise_reference(service: MemoryServi
     assert compared > 50
     assert asking > 0, "some candidates must ask: the question term is compared too"
     assert saying > 0, "some candidates must be said by someone the query names: the speaker term is compared too"
+
+
+MIXED = ["用户最喜欢的编程语言是Python\uff0c讨厌Java。", "用户最喜欢的编程语言是 Python。", "Python是什么语言\uff1f",
+         "计划在Q3之前完成数据库迁移", "Q3 planning: migrate the billing database",
+         "2024年3月的项目会议在Shinjuku的酒店", "会议推迟到2025年6月\U0001f600", "I learned python and java at school",
+         "Javascript和Kotlin都不是Java", "钢琴课在周六"]
+MIXED_QUERIES = ["Python", "Java", "Q3之前完成迁移", "2024年3月的项目会议", "Shinjuku的酒店", "推迟到2025年6月",
+                 "Does the user like Python or Java?"]
+TEXT_ONLY = FormulaWeights(similarity=0, fused=0, length=0, question=0, speaker=0, answer=0, graph=0, time=0, entity=0,
+                           before=0, after=0, task=0, recency=0, frequency=0, confidence=0)
+
+
+async def test_the_statement_finds_words_glued_to_chinese_as_the_client(service: MemoryService, namespace: str) -> None:
+    # wordmatch.searchable puts a space after a Chinese character that a word follows ("是Python" holds " python");
+    # the statement builds its searchable text in Cypher: both must find the same words in the same memories
+    written = await service.write_memories([MemoryDraft(namespace=namespace, kind=MemoryKind.SEMANTIC, content=c)
+                                            for c in MIXED], dedupe=False)
+    liked = written.items[0].id  # "... 是Python, 讨厌Java。" (a full-width comma)
+    one = RetrievalService(service.store, service.embedder, service.settings, weights=TEXT_ONLY)
+    options = SearchOptions(namespaces=(namespace,), k=len(MIXED), seed_k=len(MIXED), rerank=RerankMode.FORMULA)
+    for query in MIXED_QUERIES:
+        filters = search_filters(options, utcnow())
+        named = one.query_context(query, filters["now"])
+        ranked, _, there, _ = await one._graph(query, service.embedder.embed_query(query), options, filters, named,
+                                               keep_all=True)
+        assert len(ranked) == len(MIXED), query  # every memory is a candidate
+        assert there.word_weights == pytest.approx(weighed(named, ranked).word_weights, rel=1e-9), query
+        text = {i: coverage(c.data["content"], named.words, there.word_weights) for i, c in ranked.items()}
+        held = {i for i, t in text.items() if t > 0}
+        order = [text[i] for i in ranked]  # the statement ranks by the text term alone: the client's, best first
+        assert all(x >= y - 1e-9 for x, y in itertools.pairwise(order)), (query, order)
+        assert set(list(ranked)[:len(held)]) == held, query
+        if query in ("Python", "Java"):  # a word right after a Chinese character counts, there and here
+            assert text[liked] == 1.0, query

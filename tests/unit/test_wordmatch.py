@@ -75,3 +75,39 @@ def test_the_weighted_share_counts_each_word_by_its_weight() -> None:
 def test_searchable_reads_word_breaks_as_spaces() -> None:
     assert searchable('She said "Lives-in\nBerlin"') == " she said  lives in berlin "
     assert searchable(None) == " "
+
+
+@pytest.mark.parametrize(("query", "words"), [
+    ("Python", ("python",)),
+    ("Python是什么语言", ("python", "语言")),
+    ("2024年3月的项目会议", ("2024", "年", "3", "项目", "目会", "会议")),
+    ("Shinjuku的酒店", ("shinjuku", "酒店")),
+    ("Q3之前完成迁移", ("q3", "之前", "前完", "完成", "成迁", "迁移")),
+    ("推迟到2025年6月", ("推迟", "迟到", "2025", "年", "6", "月")),
+])
+def test_query_words_of_chinese_mixed_with_latin_are_words_and_bigrams(query: str, words: tuple[str, ...]) -> None:
+    assert query_words(query) == words
+
+
+def test_a_word_right_after_a_chinese_character_starts_a_word() -> None:
+    said = "用户最喜欢的编程语言是Python\uff0c讨厌Java。"
+    assert coverage(said, query_words("Python")) == 1.0
+    assert coverage(said, query_words("Java")) == 1.0
+    assert coverage(said.replace("是Python", "是 Python"), query_words("Python")) == 1.0
+    assert coverage("我们在Shinjuku的酒店见面", query_words("Shinjuku的酒店")) == 1.0
+    # all but "成迁"
+    assert coverage("计划在Q3之前完成数据库迁移", query_words("Q3之前完成迁移")) == pytest.approx((5 / 6) ** 2)
+    assert coverage("会议推迟到2025年6月", query_words("推迟到2025年6月")) == 1.0
+    assert coverage("2024年3月的项目会议在东京", query_words("2024年3月的项目会议")) == 1.0
+    # at the start of the word, as after a space ("java" in "Javascript"), never inside it ("tlin" in "Kotlinx")
+    assert coverage("编程语言是Javascript", ("java",)) == 1.0
+    assert coverage("编程语言是Kotlinx", ("tlin",)) == 0.0
+
+
+def test_searchable_puts_a_space_between_chinese_and_what_follows_it() -> None:
+    # "\uff0c" (a full-width comma) is no Chinese character
+    assert searchable("编程语言是Python\uff0c讨厌Java。") == " 编程语言是 python\uff0c讨厌 java。"
+    assert searchable("学 Python") == " 学 python"  # a space there already: no second one
+    assert searchable("Q3之前") == " q3之前"  # Chinese after a word: as it was
+    assert searchable("钢琴课") == " 钢琴课"  # Chinese bigrams stay whole
+    assert needles(query_words("Python是什么语言")) == (" python", "语言")
