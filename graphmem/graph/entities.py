@@ -11,7 +11,9 @@ speed and predictability (thousands of texts a second on one core) over linguist
   when their context makes them verbs ("my parents | cook dinner", "the class | sounds fun", "she | paints").
   Image captions are unwrapped.
 * Chinese (any CJK text): ``jieba.posseg`` (``graph.entities_zh``), keeping nr/ns/nt/nz/n/vn nouns of length
-  >= 2 (nr -> person, ns -> place) and time words (t) as dates; Latin words inside go through the English rules.
+  >= 2 (nr -> person, ns -> place) and time words (t) as dates; a Chinese date expression (2024年3月, 去年五月,
+  上周五, 两周前) is one date named as written (full-width digits and traditional forms folded); Latin words
+  inside go through the English rules.
 
 spaCy is not used: the PyPI packages that wrap its models are unofficial mirrors of unclear provenance, and
 loading one is far slower than this. Accuracy: ``benchmarks/entity_extraction.py`` on a hand-labelled sample.
@@ -27,7 +29,7 @@ from functools import lru_cache
 
 from graphmem.graph import entity_words as lex
 from graphmem.graph.entities_zh import CJK as _CJK
-from graphmem.graph.entities_zh import chinese_entities
+from graphmem.graph.entities_zh import chinese_entities, latin_view
 
 __all__ = ["KINDS", "Entity", "entities_in", "extract_entities", "normalise_name"]
 
@@ -351,8 +353,10 @@ def extract_entities(text: str, *, limit: int = 12) -> list[Entity]:
     for piece in _windows(_CAPTION.sub(lambda m: f"[{m.group(1)}]", text)):
         found: list[tuple[int, Entity]] = []
         if _CJK.search(piece):
-            found += [(start, Entity(name, kind, name)) for start, name, kind in chinese_entities(piece)]
-            piece = _CJK.sub("|", piece)  # Latin words in Chinese keep their offsets; CJK runs become boundaries
+            zh = chinese_entities(piece)
+            found += [(start, Entity(name, kind, piece[start:end])) for start, end, name, kind in zh]
+            # Latin words keep their offsets; CJK runs and Chinese dates become boundaries
+            piece = latin_view(piece, [(start, end) for start, end, _, kind in zh if kind == "date"])
         _English(piece, found).run()
         for _, ent in sorted(found, key=lambda p: p[0]):
             if ent.name not in seen and len(ent.name) >= 2:

@@ -21,7 +21,7 @@ __all__ = [
     "NUMBER_WORDS_RE", "OES_S_RE", "PERSON_CUE", "PLACE", "PLACE_CUE", "PLURAL_MODIFIERS", "PLURAL_WORDS",
     "PRONOUNS", "RELATIVE_RE", "SIGNAL", "STOP", "SUBJECT_PL", "SUBJECT_SG", "TOPIC", "TO_PERSON", "VERBS",
     "VERB_ING", "WEAK",
-    "ZH_KEEP", "ZH_STOP", "verb_forms",
+    "ZH_DATE_RE", "ZH_KEEP", "ZH_NOT_DATE", "ZH_STOP", "verb_forms",
 ]
 
 
@@ -244,3 +244,21 @@ ZH_KEEP = {"nr": "person", "nrt": "person", "nrfg": "person", "ns": "place", "nt
 ZH_STOP = _words("""时候 时间 小时 东西 事情 早上 晚上 下午 上午 中午 每天 最近 现在 以后 以前 之前 之后 当时 后来
 一下 感觉 样子 地方 方面 情况 问题 一切 大家 自己 人们 全家 有点 一点 这样 那样 这个 那个 时期 目前 刚才 平时 过去
 将来 一天""")
+ZH_NOT_DATE = _words("五月天")  # jieba's time words (t) that name no time: 五月天 is the band Mayday
+
+# Chinese date expressions, read on graphmem.zhtext.fold's fold (full-width digits ASCII, 週 as 周): one entity each
+_ZH_YEAR = "(?:[0-9]{4}|[\u3007零一二三四五六七八九]{4})年"  # 2023年, 二零二三年 (or U+3007 for 零)
+_ZH_YEAR_WORD = "前年|去年|今年|明年"
+_ZH_MONTH = r"(?<![0-9])(?:[0-9]{1,2}|十[一二]?|[一二三四五六七八九])月(?!(?<=五月)天(?![气天]))份?"  # not 五月天
+_ZH_DAY = r"(?:[0-9]{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])[日号]"
+_ZH_REL = "上上个?|上个?|这个?|本|下个?"
+_ZH_WEEK = "(?:周|星期|礼拜)"
+_ZH_WEEKDAY = "(?:[日天末]|[一二三四五六](?![天次个回遍]))"  # 每周三 (Wednesdays), not 每周三天 (three days a week)
+ZH_DATE_RE = "|".join([
+    rf"(?:(?:{_ZH_YEAR}|{_ZH_YEAR_WORD})的?)?{_ZH_MONTH}(?:{_ZH_DAY})?",  # 2024年3月5日, 去年(的)五月, 3月, 5月8号
+    rf"(?<![0-9\u3007零一二三四五六七八九]){_ZH_YEAR}|{_ZH_YEAR_WORD}",
+    rf"(?<![0-9一二两三四五六七八九十几])(?:{_ZH_REL})?{_ZH_WEEK}{_ZH_WEEKDAY}|(?:{_ZH_REL}){_ZH_WEEK}",
+    rf"(?:{_ZH_REL})月",  # 上个月
+    r"(?<![0-9])(?:[0-9]{1,3}|[零一二两三四五六七八九十几]{1,3})(?:天|周|个星期|星期|个礼拜|礼拜|个月|年)[之以]?[前后]",
+    r"大前天|(?<![以之])前天|昨[天日晚]|今[天日晚早]|明[天日]|(?<![以之])后天",
+])

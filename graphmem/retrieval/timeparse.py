@@ -33,9 +33,8 @@ the relative words quote what was said then). The calendar is read in ``now``'s 
   now's year; "next" the first not yet begun; "summer (of) 2022".
 * holidays (Christmas (Eve/Day), New Year's Eve/Day, Halloween, Valentine's Day) need last/this/next, a year
   or on/at/over/for/...: plain = the latest up to today, last = the latest before today, this = now's year.
-* Chinese: 今天 昨天 前天 大前天 明天 后天; 上周/本周/这周/下周 (+一..日/天/末), 周六/星期六; 上个月/这个月/下个月;
-  去年/今年/明年/前年; N天前/N周前/N个月前/N年前 (and 后; N: digits, 一..九十九, 两, 几 = 3); 五月, 2023年5月,
-  5月8日/号, 去年五月, 2023年; 最近/近来/这几天 (the 14 days before now).
+* Chinese (:mod:`graphmem.retrieval.timeparse_zh`): 今天, 上周五, 上个月, 去年, 三天前, 五月, 2023年5月,
+  二〇二三年五月, 去年(的)五月, 5月8日, 2023年, 最近, ...; full-width digits and traditional forms (上週五) too.
 """
 
 from __future__ import annotations
@@ -45,14 +44,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
+from graphmem.retrieval import timeparse_zh as zh
 from graphmem.retrieval import timewords as w
+from graphmem.zhtext import fold
 
 __all__ = ["TimeRange", "parse_time_range"]
 
 _Span = w.Span
 _MAX_QUERY = 4000  # characters looked at
 _MAX_DEPTH = 4  # nested anchors ("a day before two weeks after ...")
-_RECENT = timedelta(days=14)
 _YEAR = re.compile(r"(?<!\d)(1[89]|20)\d\d(?!\d)")
 
 
@@ -125,9 +125,10 @@ def parse_time_range(query: str, now: datetime) -> TimeRange | None:
 
 def _parse(query: str, now: datetime) -> TimeRange | None:
     query = query[:_MAX_QUERY]
+    texts = (query, fold(query))  # English rules read the query as it is, Chinese ones its fold (same offsets)
     cands: list[_Cand] = [(m.start(), -m.end(), index, m)
                           for index, (pattern, _) in enumerate(_RULES)
-                          for m in pattern.finditer(query) if m.end() > m.start()]
+                          for m in pattern.finditer(texts[index >= _ZH_FROM]) if m.end() > m.start()]
     cands.sort(key=lambda cand: cand[:3])
     ctx = _Ctx(now, query)
     for cand in cands:
@@ -143,7 +144,7 @@ def _parse(query: str, now: datetime) -> TimeRange | None:
         if hit is None:
             continue
         found = TimeRange(hit.start.astimezone(UTC), hit.end.astimezone(UTC), query[start:hit.stop].strip())
-        if _YEAR.search(found.text):
+        if _YEAR.search(found.text) or (index >= _ZH_FROM and zh.DATED.search(texts[1][start:hit.stop])):
             return found  # a dated expression wins over one read from now
         first = first or found
     return first
@@ -234,14 +235,13 @@ def _rolling(m: re.Match[str], c: _Ctx, anchored: bool) -> _Span | None:
     if count is None:
         return None
     if m["u"].lower() == "day" and m["n"] and "few" in m["n"].lower():
-        return _Span(c.now - _RECENT, c.now)
+        return _Span(c.now - w.RECENT, c.now)
     return _Span(w.shift(c.now, -count, m["u"].lower()), c.now)
 
 
 @_rule(r"\b(?:recently|lately|of\s+late)\b")
-@_rule(w.CN_RECENT_RE)
 def _recently(m: re.Match[str], c: _Ctx, anchored: bool) -> _Span | None:
-    return _Span(c.now - _RECENT, c.now)
+    return _Span(c.now - w.RECENT, c.now)
 
 
 @_rule(rf"\b(?:(?P<mod>last|this\s+past|past|this\s+coming|this|next|on)\s+)?(?P<wd>{w.WEEKDAY_RE})\b")
@@ -336,57 +336,5 @@ def _decade(m: re.Match[str], c: _Ctx, anchored: bool) -> _Span | None:
     return c.year(int(m["y"]), 10)
 
 
-# ---- Chinese ------------------------------------------------------------------------------------------
-
-@_rule(r"大前天|(?<![以之])前天|昨[天日晚]|今[天日晚早]|明[天日]|(?<![以之])后天")
-def _cn_day(m: re.Match[str], c: _Ctx, anchored: bool) -> _Span | None:
-    return c.days(c.today + timedelta(days=w.CN_DAY_WORDS[m[0]]))
-
-
-@_rule(r"(?<![0-9一二两三四五六七八九十几每])(?P<rel>上上个?|上个?|这个?|本|下个?)?(?:周|星期|礼拜)(?P<d>[一二三四五六日天末])?")
-def _cn_week(m: re.Match[str], c: _Ctx, anchored: bool) -> _Span | None:
-    rel, day = m["rel"], m["d"]
-    if not rel and not day:
-        return None  # 周围, 一个星期 (一周一次 and 每周一 are no dates either)
-    if not rel:
-        if day == "末":
-            return c.recent_weekend()
-        return c.days(c.today - timedelta(days=(c.today.weekday() - w.CN_WEEKDAYS[day]) % 7))
-    monday = w.week_start(c.today) + timedelta(weeks=w.CN_RELATIVE[rel.rstrip("个")])
-    if day == "末":
-        return c.weekend(monday)
-    return c.days(monday + timedelta(days=w.CN_WEEKDAYS[day])) if day else c.days(monday, 7)
-
-
-@_rule(r"(?P<rel>上上个|上个?|这个?|本|下个?)月")
-def _cn_month(m: re.Match[str], c: _Ctx, anchored: bool) -> _Span | None:
-    day = w.add_months(c.today, w.CN_RELATIVE[m["rel"].rstrip("个")])
-    return c.month(day.year, day.month)
-
-
-@_rule("前年|去年|今年|明年")
-def _cn_year(m: re.Match[str], c: _Ctx, anchored: bool) -> _Span | None:
-    return c.year(c.today.year + w.CN_YEAR_WORDS[m[0]])
-
-
-@_rule(rf"(?<![0-9])(?P<n>[0-9]{{1,3}}|{w.CN_NUM_RE})\s*(?P<u>天|日|周|个星期|星期|个礼拜|礼拜|个月|年)[之以]?(?P<dir>前|后)")
-def _cn_offset(m: re.Match[str], c: _Ctx, anchored: bool) -> _Span | None:
-    count, unit = w.cn_number(m["n"]), w.CN_UNITS[m["u"]]
-    if count is None:
-        return None
-    return c.period(w.shift_date(c.today, -count if m["dir"] == "前" else count, unit), unit)
-
-
-@_rule(r"(?:(?P<y>[0-9]{4})年|(?P<ry>前年|去年|今年|明年))?(?<![0-9])(?P<m>[0-9]{1,2}|十[一二]?|[一二三四五六七八九])月份?"
-       r"(?:(?P<d>[0-9]{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])[日号])?")
-def _cn_date(m: re.Match[str], c: _Ctx, anchored: bool) -> _Span | None:
-    month, day = w.cn_number(m["m"]), w.cn_number(m["d"]) if m["d"] else None
-    if month is None or not 1 <= month <= 12 or (m["d"] and day is None):
-        return None
-    year = int(m["y"]) if m["y"] else c.today.year + w.CN_YEAR_WORDS[m["ry"]] if m["ry"] else None
-    return c.month_or_day(month, day, year)
-
-
-@_rule(r"(?<![0-9])(?P<y>[0-9]{4})年(?![前后之以])")
-def _cn_year_number(m: re.Match[str], c: _Ctx, anchored: bool) -> _Span | None:
-    return c.year(int(m["y"]))
+_ZH_FROM = len(_RULES)  # the rules from here on are Chinese: they read the folded query
+_RULES.extend(zh.RULES)

@@ -68,6 +68,9 @@ CN_DIGITS: dict[str, int] = {
     "零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
 }
 CN_NUM_RE = "[零一二两三四五六七八九十几]{1,3}"
+# a year spelt digit by digit: 二零二三, or with the ideographic zero (U+3007) for 零
+CN_YEAR_DIGITS: dict[str, int] = {"\u3007": 0} | {k: v for k, v in CN_DIGITS.items() if k != "两"}
+CN_YEAR_RE = f"[0-9]{{4}}|[{''.join(CN_YEAR_DIGITS)}]{{4}}"
 CN_WEEKDAYS: dict[str, int] = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 CN_DAY_WORDS: dict[str, int] = {
     "大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "今天": 0, "今日": 0, "今晚": 0, "今早": 0,
@@ -79,6 +82,7 @@ CN_UNITS: dict[str, str] = {
     "天": "day", "日": "day", "周": "week", "星期": "week", "个星期": "week", "礼拜": "week", "个礼拜": "week",
     "个月": "month", "年": "year",
 }
+RECENT = timedelta(days=14)  # recently, the last few days, 最近: the 14 days before now
 CN_RECENT_RE = "最近|近来|近期|这几天|前几天|这些天|这段时间"
 
 
@@ -113,6 +117,11 @@ def cn_number(text: str) -> int | None:
     if tens is None or ones is None or "十" in tail:
         return None
     return tens * 10 + ones
+
+
+def cn_year(text: str) -> int:
+    """A four-digit year, in ASCII digits or spelt digit by digit ('二零二三', or with U+3007 for 零)."""
+    return int(text) if text.isascii() else int("".join(str(CN_YEAR_DIGITS[c]) for c in text))
 
 
 def holiday_date(text: str) -> tuple[int, int]:

@@ -148,6 +148,39 @@ def test_mixed_chinese_and_english() -> None:
     assert "成都" in names("We had hotpot in 成都 with my cousin last week.")
 
 
+@pytest.mark.parametrize(("text", "date"), [
+    ("2024年3月我去了北京", "2024年3月"),
+    ("我在2024年3月5日搬家", "2024年3月5日"),
+    ("上周五我们去看电影", "上周五"),
+    ("去年五月我去了杭州", "去年五月"),
+    ("去年的五月我去了杭州", "去年的五月"),
+    ("两周前我见了小王", "两周前"),
+    ("我们三个月后见", "三个月后"),
+    ("我女儿每周三上钢琴课", "周三"),
+    ("二〇二三年五月我们结婚了", "二〇二三年五月"),
+    ("\uff12\uff10\uff12\uff14年\uff13月我去了北京", "2024年3月"),  # full-width digits: the name of 2024年3月
+    ("上週五我們去看電影", "上周五"),  # traditional: the name of 上周五
+])
+def test_a_chinese_date_expression_is_one_date(text: str, date: str) -> None:
+    # like "May 2023" and "last Friday": the month is kept, and the whole expression is one date named as written
+    dates = [(e.name, e.kind) for e in extract_entities(text) if e.kind == "date"]
+    assert dates == [(date, "date")]
+
+
+def test_chinese_dates_of_different_months_are_different_entities() -> None:
+    assert names("2024年3月我去了北京") != names("2024年5月我去了北京")
+    assert "2024" not in names("我在2024年3月5日搬家")  # its digits are no English year
+    assert "明天" not in names("王明天天跑步")  # a word jieba keeps (王明) wins over a date cutting across it
+    assert "王明" in names("王明天天跑步")
+    found = {e.name: e for e in extract_entities("\uff12\uff10\uff12\uff14年\uff13月我去了北京")}
+    assert found["2024年3月"].surface == "\uff12\uff10\uff12\uff14年\uff13月"  # the surface as written
+
+
+def test_wuyuetian_the_band_is_no_date() -> None:
+    found = {e.name: e.kind for e in extract_entities("五月天的演唱会很棒")}
+    assert found["五月天"] == "thing"
+
+
 def test_limit_respected_and_is_a_prefix() -> None:
     text = ("Caroline and Melanie took the kids to the beach in Hawaii, then a pottery class, a charity race, "
             "a book club at the library, a concert in Denver and a hike near Lake Tahoe with Jon and Emma.")
