@@ -166,7 +166,8 @@ class Mutation:
 
     @strawberry.mutation(description="Create or update typed, weighted edges. Returns how many were written. A "
                                      "SUPERSEDES edge also marks its target superseded (status, validUntil), as "
-                                     "reflection does: search then hides it, asOf still finds it.")
+                                     "reflection does: search then hides it, asOf still finds it. Not a memory "
+                                     "trusted more than the edge's source memory or the calling token (FORBIDDEN).")
     async def relate(self, info: Info, namespace: str, relations: list[RelationInput],
                      request_id: str | None = None) -> int:
         parsed = parse_items(Relation, [{"source_id": r.source_id, "target_id": r.target_id, "type": r.type,

@@ -35,12 +35,8 @@ from graphmem.service.dedupe import dedupe_threshold
 from graphmem.service.idempotency import IdempotentWriter
 from graphmem.service.nearest import Nearest, nearest_stored
 from graphmem.service.neighbours import stored_neighbours
-from graphmem.service.planning import (
-    WritePlan,
-    content_hash,
-    hash_target,
-    plan_batch,
-)
+from graphmem.service.planning import WritePlan, content_hash, hash_target, plan_batch
+from graphmem.service.relations import check_endpoints
 from graphmem.service.tasks import TaskService, check_namespace_arg
 from graphmem.service.write_tx import apply_plan
 from graphmem.store import Step, Store
@@ -269,9 +265,12 @@ class MemoryService(IdempotentWriter):
 
     async def relate(
         self, namespace: str, relations: Sequence[Relation], *, request_id: str | None = None,
+        trust: float | None = None,
     ) -> int:
         """Create or update typed edges between memories of ``namespace``; returns how many were written. A
-        ``SUPERSEDES`` edge also marks its target superseded (status, ``valid_until``), in the same transaction."""
+        ``SUPERSEDES`` edge also marks its target superseded (status, ``valid_until``), in the same transaction; it
+        may not retire a memory trusted more than its source or than the caller (``trust``: ``ScopedService``
+        passes its token's), see ``relations.check_endpoints``."""
         check_namespace_arg(namespace)
         if not relations:
             raise ValidationError("no relations given")
@@ -279,12 +278,9 @@ class MemoryService(IdempotentWriter):
             if rel.source_id == rel.target_id:
                 raise ValidationError("an edge from a memory to itself", item=i)
         ids = sorted({x for r in relations for x in (r.source_id, r.target_id)})
-        found = {r["id"] for r in await self.store.read("memory/existing", ids=ids, namespace=namespace)
+        found = {r["id"]: r for r in await self.store.read("memory/existing", ids=ids, namespace=namespace)
                  if r["label"] == "Memory"}
-        for i, rel in enumerate(relations):
-            for x in (rel.source_id, rel.target_id):
-                if x not in found:
-                    raise ValidationError(f"memory {x!r} not found in {namespace!r}", item=i)
+        check_endpoints(namespace, relations, found, trust=trust)
         now = utcnow()
         rows = [{**r.model_dump(mode="python"), "type": r.type.value, "at": now} for r in relations]
         steps = [Step("relation/relate", {"rows": rows, "namespace": namespace})]
