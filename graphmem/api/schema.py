@@ -101,7 +101,8 @@ class Query:
                                                    first=first, after=after)
         return MemoryConnection.from_domain(page)
 
-    @strawberry.field(description="Nodes and typed edges around a memory, ready for a graph view.")
+    @strawberry.field(description="Nodes and typed edges around a memory, ready for a graph view. No walk reaches "
+                                  "a quarantined memory; one asked for is shown alone.")
     async def neighborhood(self, info: Info, namespace: str, id: strawberry.ID, hops: int = 1,
                            types: list[str] | None = None) -> Neighborhood:
         return Neighborhood.from_domain(await info.context.service.neighborhood(namespace, str(id), hops=hops,

@@ -7,20 +7,25 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graphmem.errors import ForbiddenError, ValidationError
-from graphmem.models import Relation, RelationType, trust_in
+from graphmem.models import MemoryStatus, Relation, RelationType, trust_in
 
 
 def check_endpoints(namespace: str, relations: Sequence[Relation], found: Mapping[str, Mapping[str, Any]], *,
                     trust: float | None = None) -> None:
     """Refuse the batch unless every edge may be written: both endpoints are memories of ``namespace`` (``found``:
-    their ``memory/existing`` rows by id), and a ``SUPERSEDES`` edge retires no memory trusted more than its source
-    memory or than the caller (``trust``, the token's; None: graphmem itself). Reflection's rule (a low-trust
-    conversation may not retire what a more trusted writer said): a superseded memory leaves search, so a low-trust
-    token would otherwise hide a trusted fact behind its own. FORBIDDEN, naming the item; nothing is written."""
+    their ``memory/existing`` rows by id), neither quarantined (INVALID_INPUT: nothing links to one), and a
+    ``SUPERSEDES`` edge retires no memory trusted more than its source memory or than the caller (``trust``, the
+    token's; None: graphmem itself). That is reflection's rule (a low-trust conversation may not retire what a more
+    trusted writer said): a superseded memory leaves search, so a low-trust token would otherwise hide a trusted
+    fact behind its own. FORBIDDEN, naming the item. Nothing is written either way."""
     for i, rel in enumerate(relations):
         for x in (rel.source_id, rel.target_id):
             if x not in found:
                 raise ValidationError(f"memory {x!r} not found in {namespace!r}", item=i)
+            if found[x].get("status") == MemoryStatus.QUARANTINED.value:
+                raise ValidationError(f"memory {x!r} is quarantined (the poisoning screen flagged it, its "
+                                      "metadata.quarantine_reason says why): nothing links to a quarantined memory "
+                                      "until an admin releases it", item=i)
     for i, rel in enumerate(relations):
         if rel.type is not RelationType.SUPERSEDES:
             continue

@@ -40,3 +40,10 @@ def test_a_token_trusted_less_may_not_supersede_a_memory_trusted_more() -> None:
 def test_an_unknown_endpoint_is_invalid_input() -> None:
     with pytest.raises(ValidationError, match="item 0: memory 'gone' not found in 'ns'"):
         check_endpoints("ns", [_edge("new", "gone")], _found(new=1.0))
+
+
+def test_a_quarantined_endpoint_is_refused_either_way() -> None:
+    found = {**_found(ok=1.0), "bad": {"id": "bad", "label": "Memory", "status": "quarantined", "trust": 1.0}}
+    for source, target in (("ok", "bad"), ("bad", "ok")):
+        with pytest.raises(ValidationError, match="item 0: memory 'bad' is quarantined"):
+            check_endpoints("ns", [_edge(source, target, RelationType.SUPPORTS)], found)
