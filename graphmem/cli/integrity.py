@@ -20,6 +20,18 @@ def _cursor(value: str | None) -> tuple[str, str]:
     return namespace, memory_id
 
 
+def _signing_settings() -> Settings:
+    """The settings, refused (``INVALID_CONFIG``) before Neo4j is reached when signing is disabled: with no key,
+    every memory would pass, tampered or not."""
+    from graphmem.errors import ConfigError
+    from graphmem.service.integrity_ops import NO_SIGNER
+
+    settings = Settings()
+    if settings.signing_disabled:
+        raise ConfigError(NO_SIGNER)
+    return settings
+
+
 @click.group()
 def integrity() -> None:
     """Signed memories: check, re-sign, new key."""
@@ -50,12 +62,15 @@ def new_key(key_id: str | None) -> None:
 @click.option("--after", default=None, help="Resume after this NAMESPACE/ID.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object instead of lines.")
 def check_cmd(namespace: str | None, after: str | None, as_json: bool) -> None:
-    """Verify every memory's signature; list those that fail. Exits 1 when any fails."""
+    """Verify every memory's signature; list those that fail. Exits 1 when any fails, or when signing is disabled
+    (nothing to verify with)."""
     from graphmem.service.integrity_ops import check
     from graphmem.store import Store
 
+    settings = _signing_settings()
+
     async def run() -> int:
-        async with Store.connect(Settings()) as store:
+        async with Store.connect(settings) as store:
             tally = await check(store, namespace=namespace, after=_cursor(after))
         if as_json:
             click.echo(json.dumps({"checked": tally.checked, "failed": [
@@ -80,9 +95,11 @@ def resign_cmd(namespace: str | None, unsigned: bool, page: int, after: str | No
     from graphmem.service.integrity_ops import Tally, resign
     from graphmem.store import Store
 
+    settings = _signing_settings()
+
     async def run() -> Tally:
         last = Tally(cursor=_cursor(after))
-        async with Store.connect(Settings()) as store:
+        async with Store.connect(settings) as store:
             async for tally in resign(store, namespace=namespace, page=page, unsigned=unsigned,
                                       after=_cursor(after)):
                 last = tally
