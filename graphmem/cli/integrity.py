@@ -38,7 +38,8 @@ def integrity() -> None:
 
 
 @integrity.command("new-key")
-@click.option("--id", "key_id", default=None, help="Key id (default: k + today's date).")
+@click.option("--id", "key_id", default=None,
+              help="Key id (default: k, today's date and 6 random hex digits, e.g. k20261208-3f9a1c).")
 def new_key(key_id: str | None) -> None:
     """Print a fresh 'keyid:secret' for GRAPHMEM_SIGNING_KEYS (put it first to make it the signing key)."""
     import datetime as dt
@@ -46,7 +47,7 @@ def new_key(key_id: str | None) -> None:
     from graphmem.errors import ConfigError
     from graphmem.security.signing import parse_keys
 
-    kid = key_id or f"k{dt.date.today():%Y%m%d}"
+    kid = key_id or f"k{dt.date.today():%Y%m%d}-{secrets.token_hex(3)}"  # two keys of one day may be listed together
     line = f"{kid}:{secrets.token_urlsafe(32)}"
     try:  # the key is printed only if GRAPHMEM_SIGNING_KEYS would accept it, under the id asked for
         usable = [k.id for k in parse_keys(line)] == [kid]
