@@ -9,6 +9,10 @@ LoCoMo turns are chat between two friends, so every flagged turn is a false posi
 threshold with the best attack detection and, among those, the fewest benign texts flagged (then the highest).
 LoCoMo is a held-out check and plays no part in that choice. ``--threshold`` overrides it for exploration.
 
+The write path screens a memory's other texts too (tags, entities, source, metadata: ``memory_fields``), so
+``locomo_import`` screens every memory the LoCoMo importer writes as the write path does (rules, no probe): how
+many its content flags, and how many one of its other fields flags.
+
 The JSON (``--out``, default ``benchmarks/results/screening_fp.json``): turns, flagged, false-positive rate,
 per-rule counts (turns where a rule hit at all, and flagged turns it hit), the first 20 flagged turns, the corpus
 detection rate and benign false-positive rate (per language too), the corpus sweep and its choice, the mean time
@@ -27,6 +31,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from graphmem.importers.locomo import plan_locomo
+from graphmem.importers.locomo_parse import load_locomo
+from graphmem.security.probe import memory_fields, screen_drafts
 from graphmem.security.screening import DEFAULT_THRESHOLD, screen
 
 HERE = Path(__file__).resolve().parent
@@ -49,6 +56,26 @@ def locomo_turns(path: Path) -> list[dict[str, str]]:
                 turns.append({"sample_id": sample.get("sample_id", ""), "dia_id": turn.get("dia_id", ""),
                               "speaker": turn.get("speaker", ""), "text": turn.get("text", "")})
     return turns
+
+
+def imported_memories(path: Path, threshold: float) -> dict[str, Any]:
+    """Every memory ``plan_locomo`` makes of the file (turns, observations, session summaries), screened as the write
+    path screens it (``screen_drafts``, rules only): flagged by content, by another field, and which fields."""
+    drafts = [d for sample in load_locomo(path) for d in plan_locomo(sample).memories]
+    reasons = screen_drafts(drafts, range(len(drafts)), [[] for _ in drafts], threshold, None)
+    fields: Counter[str] = Counter()
+    by_fields = 0
+    for d in drafts:
+        named = [name for name, text in memory_fields(tags=d.tags, entities=d.entities, source=d.source,
+                                                      metadata=d.metadata) if screen(text, threshold=threshold).flagged]
+        fields.update(name.split("[")[0] for name in named)
+        by_fields += bool(named)
+    return {"memories": len(drafts), "flagged": len(reasons),
+            "flagged_by_content": sum(screen(d.content, threshold=threshold).flagged for d in drafts),
+            "flagged_by_other_fields": by_fields, "fields_flagged": dict(fields),
+            "field_texts": sum(len(memory_fields(tags=d.tags, entities=d.entities, source=d.source,
+                                                 metadata=d.metadata)) for d in drafts),
+            "examples": [drafts[i].content[:120] + " -- " + reason for i, reason in list(reasons.items())[:5]]}
 
 
 def load_corpus(folder: Path, name: str) -> list[dict[str, str]]:
@@ -133,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
             "mean_us_per_turn": round(elapsed / max(len(turns), 1) * 1e6, 1),
             "mean_turn_chars": round(sum(len(t["text"]) for t in turns) / max(len(turns), 1), 1),
         },
+        "locomo_import": imported_memories(args.data, args.threshold),
         "corpus": corpus_figures(attacks, benign, args.threshold),
         "corpus_sweep": sweep,
         "python": platform.python_version(),
@@ -151,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {rule}: {count} turns hit, {locomo['rule_flagged'][rule]} flagged")
     for example in examples:
         print(f"  {example['dia_id']}: {example['reason']}")
+    imported = result_json["locomo_import"]
+    print(f"LoCoMo as imported: {imported['memories']} memories ({imported['field_texts']} other field texts), "
+          f"{imported['flagged']} flagged ({imported['flagged_by_content']} by content, "
+          f"{imported['flagged_by_other_fields']} by another field)")
     print(f"corpus: {corpus['attacks']} attacks, detection {corpus['detection_rate']:.2%}; {corpus['benign']} benign, "
           f"FP {corpus['benign_fp_rate']:.2%} ({len(corpus['benign_flagged'])} flagged)")
     print(f"wrote {args.out}")

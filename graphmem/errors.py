@@ -29,6 +29,15 @@ Errors from lower libraries (neo4j, openai, subprocess) are translated into thes
 
 from __future__ import annotations
 
+import math
+
+
+def ceil_seconds(seconds: float, places: int) -> float:
+    """A wait in seconds rounded up to ``places`` decimals and at least one unit of the last: a client told to wait
+    0.001 s reads 0.01 s at two places, never 0.00 s (which it would take as "now")."""
+    unit = 10.0**places
+    return max(1, math.ceil(round(seconds * unit, 6))) / unit
+
 
 class GraphmemError(Exception):
     """Base class of every error graphmem raises on purpose."""
@@ -70,7 +79,7 @@ class RateLimitedError(GraphmemError):
     code = "RATE_LIMITED"
 
     def __init__(self, retry_after: float, message: str = "rate limit exceeded") -> None:
-        super().__init__(f"{message}; retry after {retry_after:.2f}s")
+        super().__init__(f"{message}; retry after {ceil_seconds(retry_after, 2):.2f}s")
         self.retry_after = retry_after
 
 
@@ -80,7 +89,7 @@ class OverloadedError(GraphmemError):
     code = "OVERLOADED"
 
     def __init__(self, message: str = "the server is at capacity", *, retry_after: float = 1.0) -> None:
-        super().__init__(f"{message}; retry after {retry_after:.2f}s")
+        super().__init__(f"{message}; retry after {ceil_seconds(retry_after, 2):.2f}s")
         self.retry_after = retry_after
 
 

@@ -1,6 +1,8 @@
 // The neighbourhood of one memory up to $hops edges away (any type unless $types is given), within its
 // namespace, for a graph view. Memories are shown as memory/get shows them: deleted ones and expired working
-// memory never (neither the start, which then gives no row, nor on a path). Cypher takes no parameter as the
+// memory never (neither the start, which then gives no row, nor on a path). Nothing links to a quarantined memory:
+// none is on a path, and a quarantined start (memory/get shows it) is shown alone, no walk from it (OPTIONAL: a
+// start with no path keeps its row). Cypher takes no parameter as the
 // bound of a variable-length pattern, so each $hops has its own branch with a literal bound (only the one of
 // $hops runs): a 1-hop view does not walk the 3-hop paths. The filters are inside the pattern's WHERE, so the
 // expansion prunes at a node of another namespace or a hidden memory instead of walking through it.
@@ -9,26 +11,26 @@
 // weight}) where source/target are node keys, truncated (true when $limit paths were read: there may be more).
 MATCH (start:Memory {namespace: $namespace, id: $id})
 WHERE start.status <> 'deleted' AND (start.expires_at IS NULL OR start.expires_at > datetime())
-CALL (start) {
+OPTIONAL CALL (start) {
   CALL (start) {
     WITH start WHERE $hops = 1
     MATCH p = (start)-[*1..1]-(n)
     WHERE all(x IN nodes(p) WHERE x.namespace = $namespace
-              AND (NOT x:Memory OR (x.status <> 'deleted' AND (x.expires_at IS NULL OR x.expires_at > datetime()))))
+              AND (NOT x:Memory OR (NOT x.status IN ['deleted', 'quarantined'] AND (x.expires_at IS NULL OR x.expires_at > datetime()))))
       AND ($types IS NULL OR all(r IN relationships(p) WHERE type(r) IN $types))
     RETURN p
     UNION ALL
     WITH start WHERE $hops = 2
     MATCH p = (start)-[*1..2]-(n)
     WHERE all(x IN nodes(p) WHERE x.namespace = $namespace
-              AND (NOT x:Memory OR (x.status <> 'deleted' AND (x.expires_at IS NULL OR x.expires_at > datetime()))))
+              AND (NOT x:Memory OR (NOT x.status IN ['deleted', 'quarantined'] AND (x.expires_at IS NULL OR x.expires_at > datetime()))))
       AND ($types IS NULL OR all(r IN relationships(p) WHERE type(r) IN $types))
     RETURN p
     UNION ALL
     WITH start WHERE $hops >= 3
     MATCH p = (start)-[*1..3]-(n)
     WHERE all(x IN nodes(p) WHERE x.namespace = $namespace
-              AND (NOT x:Memory OR (x.status <> 'deleted' AND (x.expires_at IS NULL OR x.expires_at > datetime()))))
+              AND (NOT x:Memory OR (NOT x.status IN ['deleted', 'quarantined'] AND (x.expires_at IS NULL OR x.expires_at > datetime()))))
       AND ($types IS NULL OR all(r IN relationships(p) WHERE type(r) IN $types))
     RETURN p
   }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -31,7 +32,14 @@ from graphmem.browser import browser_routes
 from graphmem.config import Settings
 from graphmem.consolidation import Consolidator
 from graphmem.embed import Embedder, embedding_dimension, make_embedder
-from graphmem.errors import ConfigError, GraphmemError, RateLimitedError, StoreError, UnauthenticatedError
+from graphmem.errors import (
+    ConfigError,
+    GraphmemError,
+    RateLimitedError,
+    StoreError,
+    UnauthenticatedError,
+    ceil_seconds,
+)
 from graphmem.heap import settle
 from graphmem.lifecycle.jobs import default_jobs
 from graphmem.lifecycle.worker import MaintenanceWorker
@@ -122,9 +130,10 @@ class Guard:
         except UnauthenticatedError as exc:
             await refusal(401, exc.code, str(exc), {"WWW-Authenticate": "Bearer"})(scope, receive, send)
             return
-        except RateLimitedError as exc:
-            retry = max(1, round(exc.retry_after + 0.5))
-            await refusal(429, "RATE_LIMITED", str(exc), {"Retry-After": str(retry)})(scope, receive, send)
+        except RateLimitedError as exc:  # whole seconds, rounded up (the header takes no fraction), in both places
+            retry = max(1, math.ceil(ceil_seconds(exc.retry_after, 3)))
+            await refusal(429, "RATE_LIMITED", str(exc), {"Retry-After": str(retry)},
+                          extensions={"retryAfter": retry})(scope, receive, send)
             return
         scope["graphmem.principal"] = principal
         received = 0

@@ -67,9 +67,11 @@ class EdgeError(Exception):
         self.headers = headers
 
 
-def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    """The JSON of a refused request, with the request id of this request."""
-    body = {"errors": [{"message": message, "extensions": {"code": code, "requestId": request_id_var.get()}}]}
+def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None, *,
+                   extensions: dict[str, Any] | None = None) -> JSONResponse:
+    """The JSON of a refused request, with the request id of this request (and ``extensions``: ``retryAfter``)."""
+    body = {"errors": [{"message": message, "extensions": {"code": code, "requestId": request_id_var.get(),
+                                                           **(extensions or {})}}]}
     return JSONResponse(body, status_code=status, headers=headers)
 
 
@@ -197,11 +199,12 @@ class EdgeView(GraphQL[Context, None]):
         return request_data(parse_body(await request.get_body()))
 
 
-def refusal(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+def refusal(status: int, code: str, message: str, headers: dict[str, str] | None = None, *,
+            extensions: dict[str, Any] | None = None) -> JSONResponse:
     """:func:`error_response`, logged as one line (no traceback: the client's mistake, not ours)."""
     log.info("request refused: %s", message, extra={"code": code, "request_id": request_id_var.get(),
                                                      "status": status, "error": message})
-    return error_response(status, code, message, headers)
+    return error_response(status, code, message, headers, extensions=extensions)
 
 
 def media_type(content_type: str) -> tuple[str, str | None]:

@@ -24,6 +24,7 @@ from graphmem.errors import (
     StoreUnavailableError,
     UnauthenticatedError,
     ValidationError,
+    ceil_seconds,
 )
 from graphql import GraphQLError, VariableDefinitionNode
 
@@ -115,7 +116,7 @@ def classify(error: GraphQLError, extensions: dict[str, Any]) -> tuple[str, str]
         return "INTERNAL", MASKED
     retry_after = getattr(original, "retry_after", None)  # RATE_LIMITED, OVERLOADED, UNAVAILABLE (circuit open)
     if isinstance(retry_after, int | float):
-        extensions["retryAfter"] = round(retry_after, 3)
+        extensions["retryAfter"] = ceil_seconds(retry_after, 3)
     return code, message_for(original)
 
 

@@ -101,7 +101,8 @@ class Query:
                                                    first=first, after=after)
         return MemoryConnection.from_domain(page)
 
-    @strawberry.field(description="Nodes and typed edges around a memory, ready for a graph view.")
+    @strawberry.field(description="Nodes and typed edges around a memory, ready for a graph view. No walk reaches "
+                                  "a quarantined memory; one asked for is shown alone.")
     async def neighborhood(self, info: Info, namespace: str, id: strawberry.ID, hops: int = 1,
                            types: list[str] | None = None) -> Neighborhood:
         return Neighborhood.from_domain(await info.context.service.neighborhood(namespace, str(id), hops=hops,
@@ -166,7 +167,8 @@ class Mutation:
 
     @strawberry.mutation(description="Create or update typed, weighted edges. Returns how many were written. A "
                                      "SUPERSEDES edge also marks its target superseded (status, validUntil), as "
-                                     "reflection does: search then hides it, asOf still finds it.")
+                                     "reflection does: search then hides it, asOf still finds it. Not a memory "
+                                     "trusted more than the edge's source memory or the calling token (FORBIDDEN).")
     async def relate(self, info: Info, namespace: str, relations: list[RelationInput],
                      request_id: str | None = None) -> int:
         parsed = parse_items(Relation, [{"source_id": r.source_id, "target_id": r.target_id, "type": r.type,

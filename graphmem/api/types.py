@@ -70,7 +70,8 @@ class Memory:
         description="ok; or why its signature failed (unsigned, unknown_key, mismatch): only with the server's "
                     "integrity_failures = flag, otherwise a memory that fails is never returned.")
 
-    @strawberry.field(description="Typed edges touching this memory (batched per request).")
+    @strawberry.field(description="Typed edges touching this memory (batched per request); none of a quarantined "
+                                  "memory, on either end.")
     async def relations(self, info: strawberry.Info[Context, None]) -> list[Edge]:
         rows = await info.context.loaders.relations.load((self.namespace, str(self.id)))
         return [Edge(source_id=r["source_id"], target_id=r["target_id"], type=r["type"], weight=r["weight"],

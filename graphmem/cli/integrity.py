@@ -20,13 +20,26 @@ def _cursor(value: str | None) -> tuple[str, str]:
     return namespace, memory_id
 
 
+def _signing_settings() -> Settings:
+    """The settings, refused (``INVALID_CONFIG``) before Neo4j is reached when signing is disabled: with no key,
+    every memory would pass, tampered or not."""
+    from graphmem.errors import ConfigError
+    from graphmem.service.integrity_ops import NO_SIGNER
+
+    settings = Settings()
+    if settings.signing_disabled:
+        raise ConfigError(NO_SIGNER)
+    return settings
+
+
 @click.group()
 def integrity() -> None:
     """Signed memories: check, re-sign, new key."""
 
 
 @integrity.command("new-key")
-@click.option("--id", "key_id", default=None, help="Key id (default: k + today's date).")
+@click.option("--id", "key_id", default=None,
+              help="Key id (default: k, today's date and 6 random hex digits, e.g. k20261208-3f9a1c).")
 def new_key(key_id: str | None) -> None:
     """Print a fresh 'keyid:secret' for GRAPHMEM_SIGNING_KEYS (put it first to make it the signing key)."""
     import datetime as dt
@@ -34,7 +47,7 @@ def new_key(key_id: str | None) -> None:
     from graphmem.errors import ConfigError
     from graphmem.security.signing import parse_keys
 
-    kid = key_id or f"k{dt.date.today():%Y%m%d}"
+    kid = key_id or f"k{dt.date.today():%Y%m%d}-{secrets.token_hex(3)}"  # two keys of one day may be listed together
     line = f"{kid}:{secrets.token_urlsafe(32)}"
     try:  # the key is printed only if GRAPHMEM_SIGNING_KEYS would accept it, under the id asked for
         usable = [k.id for k in parse_keys(line)] == [kid]
@@ -50,12 +63,15 @@ def new_key(key_id: str | None) -> None:
 @click.option("--after", default=None, help="Resume after this NAMESPACE/ID.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object instead of lines.")
 def check_cmd(namespace: str | None, after: str | None, as_json: bool) -> None:
-    """Verify every memory's signature; list those that fail. Exits 1 when any fails."""
+    """Verify every memory's signature; list those that fail. Exits 1 when any fails, or when signing is disabled
+    (nothing to verify with)."""
     from graphmem.service.integrity_ops import check
     from graphmem.store import Store
 
+    settings = _signing_settings()
+
     async def run() -> int:
-        async with Store.connect(Settings()) as store:
+        async with Store.connect(settings) as store:
             tally = await check(store, namespace=namespace, after=_cursor(after))
         if as_json:
             click.echo(json.dumps({"checked": tally.checked, "failed": [
@@ -80,9 +96,11 @@ def resign_cmd(namespace: str | None, unsigned: bool, page: int, after: str | No
     from graphmem.service.integrity_ops import Tally, resign
     from graphmem.store import Store
 
+    settings = _signing_settings()
+
     async def run() -> Tally:
         last = Tally(cursor=_cursor(after))
-        async with Store.connect(Settings()) as store:
+        async with Store.connect(settings) as store:
             async for tally in resign(store, namespace=namespace, page=page, unsigned=unsigned,
                                       after=_cursor(after)):
                 last = tally

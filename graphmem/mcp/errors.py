@@ -14,7 +14,7 @@ from typing import Any
 from mcp.types import CallToolResult, TextContent
 
 from graphmem.api.errors import MASKED, code_for, message_for
-from graphmem.errors import RateLimitedError
+from graphmem.errors import RateLimitedError, ceil_seconds
 
 log = logging.getLogger("graphmem.mcp")
 
@@ -26,7 +26,7 @@ def error_payload(exc: BaseException) -> dict[str, Any]:
         return {"code": "INTERNAL", "message": MASKED}
     payload: dict[str, Any] = {"code": code, "message": message_for(exc)}
     if isinstance(exc, RateLimitedError):
-        payload["retry_after"] = round(exc.retry_after, 3)
+        payload["retry_after"] = ceil_seconds(exc.retry_after, 3)  # rounded up: a wait is never 0
     return payload
 
 

@@ -27,17 +27,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigError
+from graphmem.models import MemoryDraft
 from graphmem.security.screening import screen
 
 __all__ = ["MAX_CV_FALSE_POSITIVES", "MAX_CV_ORDINARY_FALSE_POSITIVES", "PROBE_DIR", "IntentProbe", "load_probe",
-           "probe_path", "screen_reason"]
+           "memory_fields", "probe_path", "screen_drafts", "screen_reason"]
 
 PROBE_DIR: Final = Path(__file__).parent / "probes"
 MAX_CV_FALSE_POSITIVES: Final = 0.02
@@ -99,12 +100,25 @@ def load_probe(settings: Settings) -> IntentProbe | None:
     return probe if override is None else dataclasses.replace(probe, threshold=override)
 
 
-def screen_reason(content: str, vector: Sequence[float], threshold: float, probe: IntentProbe | None) -> str:
+def screen_reason(content: str, vector: Sequence[float] | None, threshold: float, probe: IntentProbe | None,
+                  fields: Sequence[tuple[str, str]] = ()) -> str:
     """Why a memory about to be written is quarantined, "" when it is not: the rules' reason (``quarantined: score
     0.96 (exfiltration: '...'; ...)``), with ``; intent probe: score 0.91 >= 0.80`` when the probe agrees; or, caught
-    by the probe alone, ``quarantined: intent probe: score 0.91 >= 0.80`` and the rules' weak hits, if any."""
+    by the probe alone, ``quarantined: intent probe: score 0.91 >= 0.80`` and the rules' weak hits, if any. The probe
+    reads ``vector`` (the content's embedding; None: no probe). ``fields`` (``memory_fields``) are screened by the
+    rules one by one, each flagged one adding ``; tags[1]: score 0.70 (...)`` (or starting the reason)."""
+    main = _content_reason(content, vector, threshold, probe)
+    side = [f"{name}: {verdict.reason().removeprefix('quarantined: ')}" for name, text in fields
+            if (verdict := screen(text, threshold=threshold)).flagged]
+    if not side:
+        return main
+    return f"{main}; {'; '.join(side)}" if main else f"quarantined: {'; '.join(side)}"
+
+
+def _content_reason(content: str, vector: Sequence[float] | None, threshold: float, probe: IntentProbe | None) -> str:
     verdict = screen(content, threshold=threshold)
-    score = probe.score(vector) if probe is not None else 0.0
+    probe = probe if vector is not None else None
+    score = probe.score(vector) if probe is not None and vector is not None else 0.0
     caught = probe is not None and score >= probe.threshold
     if verdict.flagged:
         return f"{verdict.reason()}; {probe.reason(score)}" if caught and probe is not None else verdict.reason()
@@ -112,3 +126,28 @@ def screen_reason(content: str, vector: Sequence[float], threshold: float, probe
         return ""
     weak = f" (rules {verdict.reason().removeprefix('passed: ')})" if verdict.hits else ""
     return f"quarantined: {probe.reason(score)}{weak}"
+
+
+def memory_fields(*, tags: Sequence[str] = (), entities: Sequence[str] = (), source: str | None = None,
+                  metadata: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """The texts of a memory besides its content, which reach an agent as its content does, each named as a reason
+    names it: ``tags[i]``, ``entities[i]``, ``source``, ``metadata key`` and ``metadata.KEY`` (its value). Each is
+    screened alone: two ordinary tags that read as an instruction side by side ("admin", "override") are none."""
+    named = [*((f"tags[{i}]", t) for i, t in enumerate(tags)), *((f"entities[{i}]", e) for i, e in enumerate(entities)),
+             *((("source", source),) if source else ())]
+    for key, value in (metadata or {}).items():
+        named += [("metadata key", key), (f"metadata.{key[:40]}", value)]
+    return named
+
+
+def screen_drafts(drafts: Sequence[MemoryDraft], indexes: Iterable[int], vectors: Sequence[Sequence[float]],
+                  threshold: float, probe: IntentProbe | None) -> dict[int, str]:
+    """The drafts at ``indexes`` that the screen flags (index -> reason): the rules on the content and on every other
+    text it carries (``memory_fields``), and the intent probe on the content's embedding (``vectors[i]``)."""
+    out = {}
+    for i in sorted(indexes):
+        d = drafts[i]
+        fields = memory_fields(tags=d.tags, entities=d.entities, source=d.source, metadata=d.metadata)
+        if reason := screen_reason(d.content, vectors[i], threshold, probe, fields):
+            out[i] = reason
+    return out

@@ -13,9 +13,21 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from graphmem.security.signing import Verdict
+from graphmem.errors import ConfigError
+from graphmem.security.signing import Signer, Verdict
 from graphmem.store import Store
 from graphmem.store.store import Step
+
+NO_SIGNER = ("signing is disabled (GRAPHMEM_SIGNING_DISABLED=true): there is no key to verify or sign memories "
+             "with, so nothing would be checked. Set GRAPHMEM_SIGNING_KEYS to the keys that signed them (the first "
+             "signs) and unset GRAPHMEM_SIGNING_DISABLED")
+
+
+def signer_of(store: Store) -> Signer:
+    """The store's signer; ``ConfigError`` when signing is disabled (every memory would pass unverified)."""
+    if store.integrity.signer is None:
+        raise ConfigError(NO_SIGNER)
+    return store.integrity.signer
 
 
 @dataclass(frozen=True)
@@ -49,11 +61,12 @@ async def pages(store: Store, namespace: str | None, page: int,
 
 async def check(store: Store, *, namespace: str | None = None, page: int = 1000,
                 after: tuple[str, str] = ("", "")) -> Tally:
-    """Verify every memory (any status); failures listed, nothing changed."""
+    """Verify every memory (any status); failures listed, nothing changed. ``ConfigError`` without a signer."""
+    signer = signer_of(store)
     tally = Tally(cursor=after)
     async for maps in pages(store, namespace, page, after):
         for data in maps:
-            verdict = store.integrity.verdict(data)
+            verdict = signer.verify(data)
             if verdict is not Verdict.OK:
                 tally.failures.append(Failure(str(data["namespace"]), str(data["id"]), verdict))
         tally.checked += len(maps)
@@ -65,9 +78,7 @@ async def resign(store: Store, *, namespace: str | None = None, page: int = 500,
                  after: tuple[str, str] = ("", "")) -> AsyncIterator[Tally]:
     """Re-sign, one transaction per page, with the current key: memories that verify with an older listed key, and
     (``unsigned``) unsigned ones. Yields the running tally after each page."""
-    signer = store.integrity.signer
-    if signer is None:
-        raise ValueError("signing is disabled (GRAPHMEM_SIGNING_DISABLED): nothing to sign with")
+    signer = signer_of(store)
     tally = Tally(cursor=after)
     async for maps in pages(store, namespace, page, after):
         todo = []
@@ -87,4 +98,4 @@ async def resign(store: Store, *, namespace: str | None = None, page: int = 500,
         yield tally
 
 
-__all__ = ["Failure", "Tally", "check", "resign"]
+__all__ = ["NO_SIGNER", "Failure", "Tally", "check", "resign", "signer_of"]

@@ -30,17 +30,13 @@ from graphmem.models import (
     utcnow,
 )
 from graphmem.retrieval.cache import NamespaceVersions
-from graphmem.security.probe import load_probe, screen_reason
+from graphmem.security.probe import load_probe, memory_fields, screen_drafts, screen_reason
 from graphmem.service.dedupe import dedupe_threshold
 from graphmem.service.idempotency import IdempotentWriter
 from graphmem.service.nearest import Nearest, nearest_stored
 from graphmem.service.neighbours import stored_neighbours
-from graphmem.service.planning import (
-    WritePlan,
-    content_hash,
-    hash_target,
-    plan_batch,
-)
+from graphmem.service.planning import WritePlan, content_hash, hash_target, plan_batch
+from graphmem.service.relations import check_endpoints
 from graphmem.service.tasks import TaskService, check_namespace_arg
 from graphmem.service.write_tx import apply_plan
 from graphmem.store import Step, Store
@@ -165,28 +161,17 @@ class MemoryService(IdempotentWriter):
         vectors = [known[i] if i in wanted else zero for i in range(len(drafts))]
         now = utcnow()
         hash_hits, nearest = await self._duplicates(drafts, vectors, wanted, now) if dedupe else ({}, None)
+        flagged = screen_drafts(drafts, wanted, vectors, self.settings.screening_threshold,
+                                self.probe) if self.settings.screening else {}  # quarantined: each one's reason
         vector_hits = nearest.duplicates if nearest else {}
         plan = plan_batch(
             drafts, vectors, existing_ids=existing, hash_hits=hash_hits, vector_hits=vector_hits,
             threshold=self.threshold, dedupe=dedupe, alpha=self.settings.dedupe_alpha, now=now,
-            guard=self.settings.dedupe_guard, quarantine=self._screen(drafts, wanted, vectors),
+            guard=self.settings.dedupe_guard, quarantine=flagged,
             working_ttl=self.settings.working_ttl,
         )
         await self._construct(plan, drafts, now, nearest.neighbours if nearest else None)
         return plan
-
-    def _screen(self, drafts: Sequence[MemoryDraft], wanted: set[int],
-                vectors: Sequence[Sequence[float]]) -> dict[int, str]:
-        """The drafts the poisoning screen flags (index -> reason), to be stored quarantined: the rules on the text,
-        and the intent probe on its embedding where there is one for this embedding space."""
-        if not self.settings.screening:
-            return {}
-        out = {}
-        for i in sorted(wanted):
-            reason = screen_reason(drafts[i].content, vectors[i], self.settings.screening_threshold, self.probe)
-            if reason:
-                out[i] = reason
-        return out
 
     async def _construct(self, plan: WritePlan, drafts: Sequence[MemoryDraft], now: datetime,
                          neighbours: Mapping[int, list[Neighbour]] | None) -> None:
@@ -269,9 +254,12 @@ class MemoryService(IdempotentWriter):
 
     async def relate(
         self, namespace: str, relations: Sequence[Relation], *, request_id: str | None = None,
+        trust: float | None = None,
     ) -> int:
         """Create or update typed edges between memories of ``namespace``; returns how many were written. A
-        ``SUPERSEDES`` edge also marks its target superseded (status, ``valid_until``), in the same transaction."""
+        ``SUPERSEDES`` edge also marks its target superseded (status, ``valid_until``), in the same transaction; it
+        may not retire a memory trusted more than its source or than the caller (``trust``: ``ScopedService``
+        passes its token's), see ``relations.check_endpoints``."""
         check_namespace_arg(namespace)
         if not relations:
             raise ValidationError("no relations given")
@@ -279,12 +267,9 @@ class MemoryService(IdempotentWriter):
             if rel.source_id == rel.target_id:
                 raise ValidationError("an edge from a memory to itself", item=i)
         ids = sorted({x for r in relations for x in (r.source_id, r.target_id)})
-        found = {r["id"] for r in await self.store.read("memory/existing", ids=ids, namespace=namespace)
+        found = {r["id"]: r for r in await self.store.read("memory/existing", ids=ids, namespace=namespace)
                  if r["label"] == "Memory"}
-        for i, rel in enumerate(relations):
-            for x in (rel.source_id, rel.target_id):
-                if x not in found:
-                    raise ValidationError(f"memory {x!r} not found in {namespace!r}", item=i)
+        check_endpoints(namespace, relations, found, trust=trust)
         now = utcnow()
         rows = [{**r.model_dump(mode="python"), "type": r.type.value, "at": now} for r in relations]
         steps = [Step("relation/relate", {"rows": rows, "namespace": namespace})]
@@ -311,7 +296,8 @@ class MemoryService(IdempotentWriter):
     ) -> Memory:
         """Edit a memory; new content is re-embedded (before the transaction) and re-hashed. None keeps a field;
         ``clear_valid_until`` removes the end of its validity (it may not come with a ``valid_until``). New content
-        is screened as a write is: flagged, the memory becomes ``quarantined`` with the reason in its metadata.
+        and new tags are screened as a write is: flagged, the memory becomes ``quarantined`` with the reason in its
+        metadata (an edit that changes neither is not screened again: an admin's release stands).
 
         ``editor`` (token name, trust; ``ScopedService`` passes its own): an edit never leaves a memory trusted more
         than its editor (its trust becomes the lower of the two), and new content names the editor as its writer,
@@ -336,8 +322,10 @@ class MemoryService(IdempotentWriter):
                                       "tags": tuple(tags) if tags is not None else None}.items() if v is not None}
         (checked,) = parse_items(Memory, [{**current.model_dump(), **changes}], single=True)  # the new values' checks
         embedding = (await self.embed([checked.content]))[0] if content is not None else None
-        quarantine = (screen_reason(checked.content, embedding, self.settings.screening_threshold, self.probe)
-                      if embedding is not None and self.settings.screening else "")
+        quarantine = (screen_reason(checked.content if content is not None else "", embedding,  # what changes only
+                                    self.settings.screening_threshold, self.probe,
+                                    memory_fields(tags=checked.tags) if tags is not None else ())
+                      if self.settings.screening and (content is not None or tags is not None) else "")
         (rows,) = await self._write(namespace, [Step("memory/update", {
             "quarantine": MemoryStatus.QUARANTINED.value if quarantine else None,
             "metadata_json": json.dumps({**current.metadata, "quarantine_reason": quarantine}) if quarantine else None,

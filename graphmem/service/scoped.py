@@ -134,7 +134,7 @@ class ScopedService:
 
     async def relate(self, namespace: str, relations: Sequence[Relation], request_id: str | None = None) -> int:
         self.access.require_write(namespace)
-        return await self.memory.relate(namespace, relations, request_id=request_id)
+        return await self.memory.relate(namespace, relations, request_id=request_id, trust=self.access.trust)
 
     async def unrelate(self, namespace: str, source_id: str, target_id: str, type_: str) -> bool:
         self.access.require_write(namespace)

@@ -26,7 +26,7 @@ from typing import TypeVar
 
 from neo4j import exceptions as nx
 
-from graphmem.errors import CircuitOpenError, StoreUnavailableError
+from graphmem.errors import CircuitOpenError, StoreUnavailableError, ceil_seconds
 from graphmem.store.breaker import Breaker
 from graphmem.store.errors import is_connection_failure, translate
 
@@ -64,7 +64,7 @@ class Circuit:
         self._start_prober()
         retry = self.breaker.retry_after()
         raise CircuitOpenError(f"{what}: Neo4j is down (circuit open after {self.breaker.failures} connection "
-                               f"failures); next probe in {retry:.2f}s", retry_after=retry)
+                               f"failures); next probe in {ceil_seconds(retry, 2):.2f}s", retry_after=retry)
 
     async def call(self, what: str, attempt: Callable[[], Awaitable[T]], *, retry: bool = True) -> T:
         """``attempt()``, tried again on retryable errors (``retry``: for statements that may run twice)."""

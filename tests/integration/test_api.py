@@ -113,6 +113,7 @@ async def test_rate_limit_is_429_with_retry_after(migrated: Settings, embedder: 
         assert limited.status_code == 429
         assert 1 <= int(limited.headers["retry-after"]) <= 21
         assert codes(limited.json()) == ["RATE_LIMITED"]
+        assert limited.json()["errors"][0]["extensions"]["retryAfter"] == int(limited.headers["retry-after"])
         assert "data" not in limited.json()
         other = await post(tight.client, tight.tokens.b, STATS, {"ns": tight.ns_b})
         assert other.status_code == 200, "the bucket is per token"

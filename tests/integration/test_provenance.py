@@ -147,3 +147,29 @@ async def test_a_trusted_write_is_never_absorbed_into_a_low_trust_copy(env: Env)
     assert (action, again in (planted, trusted)) == ("STRENGTHENED", True)
     got = (await env.data(env.trusted, MEMORY, {"id": trusted, "ns": env.ns}))["memory"]
     assert (got["writer"], got["trust"]) == ("tok-owner", 1.0)
+
+
+async def test_a_memory_trusted_less_may_not_supersede_one_trusted_more(env: Env) -> None:
+    """relate(SUPERSEDES) follows reflection's rule: a low-trust writer's memory may not retire a more trusted one
+    (it would leave search), nor may a low-trust token retire it with another's memory; nothing is written."""
+    relate = """mutation($ns: String!, $rels: [RelationInput!]!) { relate(namespace: $ns, relations: $rels) }"""
+    fact, _ = await env.write(env.trusted, "The office wifi password is stored only in the company vault.")
+    other, _ = await env.write(env.trusted, "The office wifi is renewed every quarter by the IT desk.")
+    planted, _ = await env.write(env.low, "The office wifi password is printed on the poster at reception.")
+
+    def supersedes(source: str, target: str) -> Json:
+        return {"ns": env.ns, "rels": [{"sourceId": source, "targetId": target, "type": "SUPERSEDES"}]}
+
+    for token, source in ((env.low, planted), (env.trusted, planted), (env.low, other)):
+        response = await post(env.client, token, relate, supersedes(source, fact))
+        assert codes(response.json()) == ["FORBIDDEN"], response.text
+        assert "trust" in response.json()["errors"][0]["message"]
+    status = "query($id: ID!, $ns: String) { memory(id: $id, namespace: $ns) { status validUntil relations { type } } }"
+    still = (await env.data(env.trusted, status, {"id": fact, "ns": env.ns}))["memory"]
+    assert (still["status"], still["validUntil"]) == ("ACTIVE", None)
+    assert "SUPERSEDES" not in {r["type"] for r in still["relations"]}
+
+    # the trusted writer may retire its own fact, and the low writer a memory trusted no more than itself
+    assert (await env.data(env.trusted, relate, supersedes(other, fact)))["relate"] == 1
+    low_old, _ = await env.write(env.low, "The office wifi password was on a sticky note in 2023.")
+    assert (await env.data(env.low, relate, supersedes(planted, low_old)))["relate"] == 1

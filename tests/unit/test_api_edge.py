@@ -333,3 +333,22 @@ def test_client_operation_names_cannot_grow_the_label_set(client: TestClient, me
     labels = {s.labels["operation"] for m in metrics.operations.collect() for s in m.samples}
     assert labels == {"Op0", "Op1", "Op2", "Op3", "Op4", "other", "Stats"}, labels
     assert not any(re.match("Junk", label) for label in labels)
+
+
+def test_a_rate_limited_request_says_in_its_body_how_long_to_wait(metrics: Metrics) -> None:
+    """429 RATE_LIMITED: the body's ``extensions.retryAfter`` (what docs/errors.md tells clients to wait on) is the
+    header's ``Retry-After``: whole seconds, at least 1, however little time the bucket needs."""
+    for per_s, expected in ((1000.0, 1), (0.4, 3)):  # a token back in 1 ms; in 2.5 s
+        settings = Settings(tokens=json.dumps({"tokens": [make_entry("t", TOKEN_HASH, write=["ns"]).to_dict()]}),
+                            tokens_file=None, demo_mode=False)
+        app = Starlette(routes=[Route("/graphql", Guard(BareView(metrics)))])
+        app.state.graphmem = SimpleNamespace(settings=settings, tokens=TokenStore.from_settings(settings),
+                                             limiter=RateLimiter(per_s, 1, clock=lambda: 0.0))  # time stands still
+        with TestClient(app, raise_server_exceptions=False) as test_client:
+            first, limited = (test_client.post("/graphql", json={"query": "{ __typename }"}, headers=JSON_AUTH)
+                              for _ in range(2))
+        assert (first.status_code, limited.status_code) == (200, 429)
+        (error,) = limited.json()["errors"]
+        assert error["extensions"]["code"] == "RATE_LIMITED"
+        assert error["extensions"]["retryAfter"] == int(limited.headers["retry-after"]) == expected, per_s
+        assert " 0.00s" not in error["message"]

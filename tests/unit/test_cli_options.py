@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,16 @@ def test_new_key_refuses_an_id_the_settings_would_refuse(key_id: str, capsys: py
     assert code == 2
     assert out == ""
     assert err.startswith(f"graphmem: error [USAGE]: Invalid value for --id: {key_id!r}: a key id is 1-32 of ")
+
+
+def test_two_new_keys_of_one_day_have_ids_that_can_be_listed_together(capsys: pytest.CaptureFixture[str]) -> None:
+    """The default id was k + today's date: a second key made the same day took the same id, and listing both (a
+    rotation) failed "signing key id ... is listed twice"."""
+    lines = []
+    for _ in range(2):
+        code, out, _ = run_main(["integrity", "new-key"], capsys)
+        assert code == 0
+        lines.append(out.strip())
+    keys = parse_keys(",".join(lines))
+    assert keys[0].id != keys[1].id
+    assert all(re.fullmatch(r"k\d{8}-[0-9a-f]{6}", k.id) for k in keys), [k.id for k in keys]

@@ -16,6 +16,7 @@ from graphmem.security.probe import (
     MAX_CV_ORDINARY_FALSE_POSITIVES,
     IntentProbe,
     load_probe,
+    memory_fields,
     probe_path,
     screen_reason,
 )
@@ -95,3 +96,33 @@ def test_screen_reason_joins_rules_and_probe() -> None:
     rules_only = screen_reason(RULE_ATTACK, low, 0.5, probe())
     assert rules_only.startswith("quarantined: score ")
     assert "intent probe" not in rules_only
+
+
+def test_screen_reason_reads_the_other_fields_by_their_rules() -> None:
+    """Tags, entities, source and metadata reach the agent as content does: an instruction in one quarantines the
+    memory, the reason naming the field (the probe reads the content's embedding only)."""
+    low = [-4.0, 0.0, 0.0]
+    fields = memory_fields(tags=("travel", RULE_ATTACK), entities=("Caroline",), source="chat",
+                           metadata={"dia_id": "D1:3", "note": RULE_ATTACK})
+    assert [name for name, _ in fields] == ["tags[0]", "tags[1]", "entities[0]", "source", "metadata key",
+                                            "metadata.dia_id", "metadata key", "metadata.note"]
+    reason = screen_reason("Caroline paints on Sundays.", low, 0.5, probe(), fields)
+    assert reason.startswith("quarantined: tags[1]: score ")
+    assert "; metadata.note: score " in reason
+    assert "override" in reason
+    for name, field in (("entities[0]", memory_fields(entities=(RULE_ATTACK[:60],))),
+                        ("source", memory_fields(source=RULE_ATTACK)),
+                        ("metadata key", memory_fields(metadata={RULE_ATTACK[:40]: "x"}))):
+        assert screen_reason("Caroline paints on Sundays.", low, 0.5, None, field).startswith(f"quarantined: {name}: ")
+    both = screen_reason(RULE_ATTACK, low, 0.5, None, memory_fields(source=RULE_ATTACK))
+    assert both.startswith("quarantined: score ")
+    assert "; source: score " in both
+    assert screen_reason("Caroline paints on Sundays.", None, 0.5, probe(), memory_fields(tags=("a",))) == ""
+
+
+def test_ordinary_fields_pass_one_by_one() -> None:
+    """Each tag and value is screened alone: two tags that read as a phrase together ("admin" "override") are no
+    attack, nor are the fields an import writes."""
+    fields = memory_fields(tags=("admin", "override", "system", "prompt"), entities=("Caroline", "Melanie"),
+                           source="locomo:turn", metadata={"dia_id": "D1:3", "session": "1", "system": "linux"})
+    assert screen_reason("Caroline paints on Sundays.", None, 0.5, None, fields) == ""

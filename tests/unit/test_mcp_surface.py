@@ -116,6 +116,8 @@ def test_error_payloads_use_the_graphql_codes() -> None:
     assert error_payload(NotFoundError("memory 'x' not found")) == {"code": "NOT_FOUND",
                                                                     "message": "memory 'x' not found"}
     assert error_payload(RateLimitedError(1.5))["retry_after"] == 1.5
+    assert error_payload(RateLimitedError(0.0004)) == {  # rounded up to the millisecond: a wait is never 0
+        "code": "RATE_LIMITED", "message": "rate limit exceeded; retry after 0.01s", "retry_after": 0.001}
     unavailable = error_payload(StoreUnavailableError("bolt://10.0.0.3:7687 refused"))
     assert unavailable["code"] == "UNAVAILABLE"
     assert "10.0.0.3" not in unavailable["message"]

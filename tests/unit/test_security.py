@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.errors import ForbiddenError, GraphmemError, RateLimitedError, UnauthenticatedError
+from graphmem.errors import ForbiddenError, GraphmemError, OverloadedError, RateLimitedError, UnauthenticatedError
 from graphmem.security import __all__ as security_all
 
 pytestmark = pytest.mark.usefixtures("clean_security_env")  # tests/unit/conftest.py
@@ -27,3 +27,5 @@ def test_error_codes() -> None:
     assert isinstance(err, GraphmemError)
     assert err.retry_after == 1.5
     assert "1.50s" in str(err)
+    assert str(RateLimitedError(0.001)).endswith("; retry after 0.01s")  # rounded up: never "0.00s"
+    assert str(OverloadedError(retry_after=0.0004)).endswith("; retry after 0.01s")

@@ -224,6 +224,43 @@ def test_the_cli_says_in_one_line_that_a_key_is_missing(monkeypatch: pytest.Monk
     assert err[0].startswith("graphmem: error [INVALID_CONFIG]: GRAPHMEM_SIGNING_KEYS is not set")
 
 
+@pytest.mark.parametrize("command", ["check", "resign"])
+def test_the_cli_refuses_to_check_or_resign_without_a_signer(command: str, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """With signing disabled nothing can be verified: ``integrity check`` printed "checked 42 memories, 0 failed"
+    (exit 0) over tampered memories. It is refused before Neo4j is reached (nothing listens on this port)."""
+    from graphmem.cli import main
+
+    monkeypatch.setenv("GRAPHMEM_SIGNING_DISABLED", "true")
+    monkeypatch.setenv("GRAPHMEM_NEO4J_URI", "bolt://127.0.0.1:1")
+    with pytest.raises(SystemExit) as exited:
+        main(["integrity", command])
+    assert exited.value.code == 1
+    out, err = capsys.readouterr()
+    assert "checked" not in out
+    (line,) = err.strip().splitlines()
+    assert line.startswith("graphmem: error [INVALID_CONFIG]: signing is disabled (GRAPHMEM_SIGNING_DISABLED=true)")
+
+
+class _Store:
+    """What ``integrity_ops`` reads of a store: its integrity and one page of memories."""
+
+    def __init__(self) -> None:
+        self.integrity = Integrity(None)
+
+    async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return [{"memory": {**memory(), "signature": "forged"}}] if not params["after_id"] else []
+
+
+async def test_integrity_ops_refuse_without_a_signer() -> None:
+    from graphmem.service.integrity_ops import check, resign
+
+    with pytest.raises(ConfigError, match="signing is disabled"):
+        await check(_Store())  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="signing is disabled"):
+        await anext(resign(_Store()))  # type: ignore[arg-type]
+
+
 def test_new_key_prints_a_key_the_settings_accept(capsys: pytest.CaptureFixture[str]) -> None:
     from graphmem.cli import main
 
