@@ -23,7 +23,8 @@ from starlette.websockets import WebSocket
 
 from graphmem.api.admission import Admission, Limiter
 from graphmem.api.context import Context, Loaders
-from graphmem.api.edge import ALLOWED_METHODS, EdgeView, error_response, refusal
+from graphmem.api.cost import charger_var
+from graphmem.api.edge import ALLOWED_METHODS, EdgeError, EdgeView, error_response, refusal
 from graphmem.api.errors import MASKED
 from graphmem.api.graphiql import GraphiQLPage
 from graphmem.api.observability import Metrics, configure_logging, request_id_var
@@ -83,6 +84,16 @@ class GraphQLApp(EdgeView):
     async def get_context(self, request: Request | WebSocket, response: Response | WebSocket) -> Context:
         state: AppState = request.app.state.graphmem
         principal: Principal = request.scope["graphmem.principal"]
+
+        def charge(extra: int) -> None:  # the guard took one request: each further root field takes one more
+            try:
+                state.limiter.check(principal.name, extra)
+            except RateLimitedError as exc:
+                headers, extensions = retry_hint(exc)
+                raise EdgeError(429, "RATE_LIMITED", f"{exc} (an operation of {extra + 1} root fields spends "
+                                f"{extra + 1} requests)", headers, extensions=extensions) from None
+
+        charger_var.set(charge)
         scoped = ScopedService(principal, state.memory, state.retrieval, state.browse,
                                shared_namespace=state.settings.shared_namespace, reflection=state.reflection,
                                consolidator=state.consolidator)
@@ -91,6 +102,12 @@ class GraphQLApp(EdgeView):
 
 
 ANONYMOUS = Principal(name="anonymous")
+
+
+def retry_hint(exc: RateLimitedError) -> tuple[dict[str, str], dict[str, Any]]:
+    """The headers and extensions of a 429: whole seconds, rounded up (the header takes no fraction), in both."""
+    retry = max(1, math.ceil(ceil_seconds(exc.retry_after, 3)))
+    return {"Retry-After": str(retry)}, {"retryAfter": retry}
 """Serves the GraphiQL page: may read and write nothing."""
 
 
@@ -130,10 +147,9 @@ class Guard:
         except UnauthenticatedError as exc:
             await refusal(401, exc.code, str(exc), {"WWW-Authenticate": "Bearer"})(scope, receive, send)
             return
-        except RateLimitedError as exc:  # whole seconds, rounded up (the header takes no fraction), in both places
-            retry = max(1, math.ceil(ceil_seconds(exc.retry_after, 3)))
-            await refusal(429, "RATE_LIMITED", str(exc), {"Retry-After": str(retry)},
-                          extensions={"retryAfter": retry})(scope, receive, send)
+        except RateLimitedError as exc:
+            headers, extensions = retry_hint(exc)
+            await refusal(429, "RATE_LIMITED", str(exc), headers, extensions=extensions)(scope, receive, send)
             return
         scope["graphmem.principal"] = principal
         received = 0

@@ -37,8 +37,9 @@ from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLRequestData
 
 from graphmem.api.context import Context
+from graphmem.api.cost import charge_further_fields, operations, root_fields, root_fields_var
 from graphmem.api.observability import request_id_var
-from graphql import GraphQLError, OperationDefinitionNode, parse
+from graphql import GraphQLError, parse
 
 log = logging.getLogger("graphmem.api")
 
@@ -59,12 +60,14 @@ _JSON_TYPES = {int: "a number", float: "a number", str: "a string", bool: "a boo
 class EdgeError(Exception):
     """A request refused before GraphQL runs: ``status``, a code of REQUEST_CODES and a message for the client."""
 
-    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None, *,
+                 extensions: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.headers = headers
+        self.extensions = extensions
 
 
 def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None, *,
@@ -129,20 +132,14 @@ def request_data(data: dict[str, Any]) -> GraphQLRequestData:
         problem = invalid_text(value, where)
         if problem is not None:
             raise EdgeError(400, "INVALID_INPUT", problem)
-    if operation is None:
-        count = operations_in(query)
-        if count > 1:
-            _bad_request(f"the document holds {count} operations: name the one to run in `operationName`")
-    return GraphQLRequestData(query=query, variables=variables, operation_name=operation, extensions=extensions)
-
-
-def operations_in(query: str) -> int:
-    """How many operations the document ``query`` defines (0 when it does not parse: GraphQL reports that)."""
     try:
         document = parse(query)
     except GraphQLError:
-        return 0
-    return sum(isinstance(d, OperationDefinitionNode) for d in document.definitions)
+        document = None  # GraphQL reports the syntax error; the operation costs its one request
+    if operation is None and document is not None and (count := len(operations(document))) > 1:
+        _bad_request(f"the document holds {count} operations: name the one to run in `operationName`")
+    root_fields_var.set(1 if document is None else root_fields(document, operation))
+    return GraphQLRequestData(query=query, variables=variables, operation_name=operation, extensions=extensions)
 
 
 def _strings(value: object, where: str) -> Iterator[tuple[str, str]]:
@@ -183,7 +180,7 @@ class EdgeView(GraphQL[Context, None]):
         try:
             response = await self.run(Request(scope, receive))
         except EdgeError as exc:
-            response = refusal(exc.status, exc.code, exc.message, exc.headers)
+            response = refusal(exc.status, exc.code, exc.message, exc.headers, extensions=exc.extensions)
         except HTTPException as exc:  # strawberry's own: unknown operation name, missing query, ...
             response = refusal(exc.status_code, _STATUS_CODES.get(exc.status_code, "BAD_REQUEST"), exc.reason)
         await response(scope, receive, send)
@@ -196,7 +193,9 @@ class EdgeView(GraphQL[Context, None]):
         if media != "application/json" or charset not in (None, "utf-8", "utf8"):
             raise EdgeError(415, "UNSUPPORTED_MEDIA_TYPE", "the request body must be application/json (UTF-8), not "
                             f"{(request.content_type or 'without a Content-Type')[:100]!r}")
-        return request_data(parse_body(await request.get_body()))
+        data = request_data(parse_body(await request.get_body()))
+        charge_further_fields()
+        return data
 
 
 def refusal(status: int, code: str, message: str, headers: dict[str, str] | None = None, *,

@@ -98,15 +98,16 @@ class RateLimiter:
         while len(self._buckets) > self.max_keys:
             self._buckets.popitem(last=False)
 
-    def check(self, key: str) -> None:
-        """Spend one request of ``key``; RateLimitedError (with ``retry_after`` seconds) when none is left."""
+    def check(self, key: str, cost: int = 1) -> None:
+        """Spend ``cost`` requests of ``key``; RateLimitedError (with ``retry_after`` seconds until they are there)
+        when fewer are left (then none is spent). A cost over the burst is the burst (what a full bucket holds)."""
         with self._lock:
             bucket = self._buckets.get(key)
             if bucket is None:
                 bucket = self._buckets[key] = TokenBucket(self.rate_per_s, self.burst, self._clock)
             else:
                 self._buckets.move_to_end(key)
-            wait = bucket.try_take()
+            wait = bucket.try_take(min(cost, self.burst))
             self._prune()
         if wait > 0.0:
             raise RateLimitedError(wait)

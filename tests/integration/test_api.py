@@ -119,6 +119,22 @@ async def test_rate_limit_is_429_with_retry_after(migrated: Settings, embedder: 
         assert other.status_code == 200, "the bucket is per token"
 
 
+async def test_each_root_field_of_an_operation_spends_one_request(migrated: Settings, embedder: Embedder) -> None:
+    """Twenty aliased searches in one POST cost what twenty POSTs would (the guard takes one before the body is
+    read; the parsed operation's further root fields take the rest)."""
+    three = ("query($ns: String!) { a: stats(namespace: $ns) { namespace } b: stats(namespace: $ns) { namespace } "
+             "...More } fragment More on Query { c: stats(namespace: $ns) { namespace } __typename }")
+    async with open_api(migrated, embedder, seed=False, rate_limit_per_s=0.05, rate_limit_burst=5) as tight:
+        assert (await post(tight.client, tight.tokens.a, three, {"ns": tight.ns_a})).status_code == 200  # 5 -> 2
+        limited = await post(tight.client, tight.tokens.a, three, {"ns": tight.ns_a})  # the guard: 2 -> 1; 2 more
+        assert limited.status_code == 429
+        assert codes(limited.json()) == ["RATE_LIMITED"]
+        assert "3 root fields" in limited.json()["errors"][0]["message"]
+        assert limited.json()["errors"][0]["extensions"]["retryAfter"] == int(limited.headers["retry-after"])
+        assert (await post(tight.client, tight.tokens.a, STATS, {"ns": tight.ns_a})).status_code == 200  # 1 -> 0
+        assert (await post(tight.client, tight.tokens.a, STATS, {"ns": tight.ns_a})).status_code == 429
+
+
 async def test_oversize_body_is_413_declared_or_streamed(api: Api) -> None:
     big = {"query": WRITE, "variables": {"memories": [memory(api.ns_a, "x" * 7000) for _ in range(10)]}}
     raw = json.dumps(big).encode()
