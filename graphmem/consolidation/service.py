@@ -21,6 +21,7 @@ from graphmem.consolidation.cluster import Cluster, Found, consolidation_eps, fi
 from graphmem.consolidation.llm_merge import merge_text
 from graphmem.consolidation.plan import SOURCE, ClusterPlan, merged_id, plan_cluster
 from graphmem.consolidation.report import ClusterReport, ConsolidationReport, Outcome
+from graphmem.embed import expected_dimension
 from graphmem.errors import GraphmemError, StoreUnavailableError
 from graphmem.llm import LLMClient
 from graphmem.models import MemoryDraft, MemoryStatus, trust_of, utcnow
@@ -50,7 +51,8 @@ class Consolidator:
         """The candidates of ``namespace`` and their clusters (reads only)."""
         candidates = await read_candidates(self.service.store, check_namespace_arg(namespace),
                                            self.settings.consolidation_kinds,
-                                           page=self.settings.consolidation_page_size, now=utcnow())
+                                           page=self.settings.consolidation_page_size, now=utcnow(),
+                                           dimension=expected_dimension(self.settings))
         return candidates, find_clusters(candidates.items, eps=self.eps,
                                          max_members=self.settings.consolidation_max_members)
 

@@ -7,11 +7,12 @@ import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import openai
 import pydantic
-from openai.types.chat import ChatCompletion
+from openai.types import CompletionUsage
+from openai.types.chat import ChatCompletion, ChatCompletionMessage
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigError, LLMOutputError, LLMUnavailableError
@@ -104,7 +105,7 @@ class LLMClient:
                     "model": self.model, "messages": messages, "response_format": self.response_format(output),
                     "temperature": 0.0, "max_tokens": max_tokens, "timeout": timeout or self.settings.llm_timeout_s,
                 }
-                response = cast(ChatCompletion, await self._client.chat.completions.create(**request))
+                response: object = await self._client.chat.completions.create(**request)
             except RETRYABLE as exc:
                 self.usage.failures += 1
                 if attempt == self.max_retries:
@@ -115,10 +116,29 @@ class LLMClient:
             except openai.APIStatusError as exc:
                 self.usage.failures += 1
                 raise LLMUnavailableError(f"LLM refused the request ({exc.status_code}): {exc.message}") from exc
-            if response.usage:
-                self.usage.prompt_tokens += response.usage.prompt_tokens
-                self.usage.completion_tokens += response.usage.completion_tokens
-            if not response.choices:
-                raise LLMOutputError("the LLM answered with no choices")
-            return response.choices[0].message.content or ""
+            except (openai.APIResponseValidationError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                self.usage.failures += 1  # a 200 whose body the SDK could not read (JSON declared, none sent)
+                raise LLMOutputError(f"the LLM's reply is not a chat completion: {exc}") from exc
+            return self._reply_text(response)
         raise AssertionError("unreachable")
+
+    def _reply_text(self, response: object) -> str:
+        """The text of the reply's first choice, its tokens counted. What the SDK could not read as a chat
+        completion it hands back unchecked (an HTML page's text, JSON of another shape built field by field): that
+        is LLMOutputError, as an answer with no choices is."""
+        if isinstance(response, ChatCompletion):
+            usage: object = response.usage
+            if isinstance(usage, CompletionUsage) and isinstance(usage.prompt_tokens, int) \
+                    and isinstance(usage.completion_tokens, int):
+                self.usage.prompt_tokens += usage.prompt_tokens
+                self.usage.completion_tokens += usage.completion_tokens
+            choices: object = response.choices
+            if choices == []:
+                raise LLMOutputError("the LLM answered with no choices")
+            message = getattr(choices[0], "message", None) if isinstance(choices, list) else None
+            content = getattr(message, "content", None)
+            if isinstance(message, ChatCompletionMessage) and isinstance(content, str | None):
+                return content or ""
+        self.usage.failures += 1
+        shown = f"choices={response.choices!r}" if isinstance(response, ChatCompletion) else repr(response)
+        raise LLMOutputError(f"the LLM's reply is not a chat completion: {shown[:200]}")

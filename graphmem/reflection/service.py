@@ -95,6 +95,11 @@ class ReflectionReport(BaseModel):
     replayed: bool = False
 
 
+def failure_text(exc: BaseException) -> str:
+    """How a failed reflection's error is kept on the task."""
+    return f"{type(exc).__name__}: {exc}"[:2000]
+
+
 def turns_since(task: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]) -> bool:
     """Whether any of the task's turns was logged after its last reflection (none when it was never reflected)."""
     reflected = native(task.get("reflected_at"))
@@ -259,15 +264,20 @@ class ReflectionService:
                              worker: str | None = None, final: bool = False) -> bool:
         """Record a failed reflection on the task (pending again, or failed after the last attempt, or at once when
         ``final``: no retry can succeed). With ``worker``: only while that worker's claim holds (the service may have
-        recorded it already). Returns whether the task was changed."""
-        error = f"{type(exc).__name__}: {exc}"[:2000]
+        recorded it already). Returns whether the task was changed; False too when the store failed (logged)."""
         try:
-            (rows,) = await self.store.write([Step("reflection/mark_failed", {
-                "id": task_id, "namespace": namespace, "at": utcnow(), "error": error,
-                "max_attempts": 1 if final else self.settings.reflection_max_attempts, "worker": worker})])
-        except GraphmemError:  # the store is down too: the task stays as it was, still queued
+            return await self.mark_failed(namespace, task_id, failure_text(exc), worker=worker, final=final)
+        except GraphmemError:  # the store is down too: the task stays as it was, still queued (or claimed)
             log.warning("could not record the failed reflection of %s/%s", namespace, task_id, exc_info=True)
             return False
+
+    async def mark_failed(self, namespace: str, task_id: str, error: str, *, worker: str | None = None,
+                          final: bool = False) -> bool:
+        """``record_failure`` with the error's text, raising GraphmemError when the store fails (the batched
+        worker keeps such a failure and records it once the store answers)."""
+        (rows,) = await self.store.write([Step("reflection/mark_failed", {
+            "id": task_id, "namespace": namespace, "at": utcnow(), "error": error,
+            "max_attempts": 1 if final else self.settings.reflection_max_attempts, "worker": worker})])
         if rows:
             log.warning("reflection of %s/%s failed: %s", namespace, task_id, error)
         return bool(rows)

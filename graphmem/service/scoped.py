@@ -7,7 +7,7 @@ not exist: nothing about another namespace can be inferred.
 
 from __future__ import annotations
 
-import contextlib
+import logging
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
@@ -30,6 +30,8 @@ from graphmem.retrieval import RetrievalService, SearchOptions, SearchResponse
 from graphmem.service.browse import BrowseService, EntityCount, Neighborhood, Page, Stats
 from graphmem.service.memory_service import MemoryService
 from graphmem.summary.service import task_summary, write_extractive
+
+log = logging.getLogger("graphmem.service")
 
 
 class Access(Protocol):
@@ -153,14 +155,18 @@ class ScopedService:
 
     async def end_task(self, namespace: str, task_id: str, outcome: str | None = None, *,
                        reflect: bool = False) -> Task:
-        """End a task; with ``reflect`` also reflect on it now. A failed reflection does not undo the end: the
-        task stays queued with the error recorded (see ``reflection_state``)."""
+        """End a task; with ``reflect`` also reflect on it now. A failed reflection does not undo the end, whatever
+        it raised (a bug is logged): the task stays queued with the error recorded (see ``reflection_state``)."""
         self.access.require_write(namespace)
         task = await self.memory.tasks.end(namespace, task_id, outcome=outcome)
         summarised = False
         if reflect:
-            with contextlib.suppress(GraphmemError):
+            try:
                 summarised = (await self.reflection.reflect(namespace, task_id)).summary is not None
+            except GraphmemError:
+                pass
+            except Exception:  # the reflection service recorded it on the task; the task did end
+                log.exception("reflection of %s/%s at its end failed", namespace, task_id)
             task = await self.memory.tasks.get(namespace, task_id)
         if not summarised and self.memory.settings.task_summary == "extractive":
             await write_extractive(self.memory, namespace, task_id)

@@ -7,6 +7,7 @@ local model)."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, LiteralString, TypedDict
@@ -15,15 +16,16 @@ import pytest
 
 from graphmem.config import Settings
 from graphmem.consolidation import Consolidator, Outcome
+from graphmem.consolidation.candidates import read_candidates
 from graphmem.consolidation.plan import MergedBy, merged_id, plan_cluster
-from graphmem.embed import Embedder
+from graphmem.embed import Embedder, embedding_dimension
 from graphmem.models import MemoryDraft, MemoryKind, MemoryStatus, Relation, RelationType, Role, Task, utcnow
 from graphmem.retrieval.service import RetrievalService
 from graphmem.retrieval.types import SearchOptions
 from graphmem.service import MemoryService
 from graphmem.service.browse import BrowseService
 from graphmem.service.integrity_ops import check
-from graphmem.store import Store
+from graphmem.store import Step, Store
 from graphmem.store.cypher import CypherLoader, strip_comments
 from graphmem.store.store import Tx
 from tests.integration.reflection_support import Script, scripted_llm
@@ -326,3 +328,27 @@ async def test_a_merged_text_the_screen_flags_is_not_written(store: Store, embed
     assert "poisoning screen" in plan.reason
     quarantined = await BrowseService(store).memories(namespace, statuses=(MemoryStatus.QUARANTINED,))
     assert not quarantined.items
+
+
+async def test_a_memory_whose_embedding_has_another_size_is_left_out_and_the_rest_merges(
+        store: Store, embedder: Embedder, migrated: Settings, namespace: str, caplog: pytest.LogCaptureFixture) -> None:
+    """One wrong-size vector made np.stack fail for the whole namespace, on every retry."""
+    settings = migrated.model_copy(update=EPS)
+    service = MemoryService(store, embedder, settings)
+    await seed(service, namespace)
+    await service.write_memories([MemoryDraft(namespace=namespace, kind=MemoryKind.SEMANTIC, content=text,
+                                              id=f"j{i}", confidence=0.9 - i / 10) for i, text in enumerate(JON)],
+                                 dedupe=False)
+    await store.write([Step("test/set_embedding_in", {"namespace": namespace, "id": "j2",
+                                                      "embedding": [0.1, 0.2, 0.3, 0.4, 0.5]})])
+    with caplog.at_level(logging.WARNING, logger="graphmem.consolidation"):
+        report = await Consolidator(service, settings).run(namespace)
+    assert (report.candidates, report.clusters, report.merged, report.failed) == (8, 2, 2, 0)
+    assert sorted(p.member_ids for p in report.plans) == [("a", "b"), ("j0", "j1")]
+    assert (await service.get_memory(namespace, "j2")).status is MemoryStatus.ACTIVE
+    assert "leaves out 1 memory whose embedding is no vector of 384 finite numbers" in caplog.text
+    assert "j2: 5 items" in caplog.text
+    for dimension in (embedding_dimension(settings), None):  # None: the size most of the namespace's vectors have
+        left = await read_candidates(store, namespace, [MemoryKind.SEMANTIC], page=3, now=utcnow(),
+                                     dimension=dimension)
+        assert (len(left.items), left.unusable) == (6, 1)  # a, h, d, e, f, j0 (b and j1 merged); j2 left out

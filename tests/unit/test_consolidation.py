@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from graphmem.config import Settings
+from graphmem.consolidation.candidates import unit_vector, usual_size
 from graphmem.consolidation.cluster import Candidate, Cluster, by_support, consolidation_eps, find_clusters, unit_rows
 from graphmem.consolidation.llm_merge import MergedText, check_merged, merge_text, render_prompt
 from graphmem.consolidation.plan import MergedBy, combined_confidence, merged_id, plan_cluster
@@ -40,6 +41,37 @@ def cand(mid: str, content: str, v: list[float], *, kind: MemoryKind = MemoryKin
 def angle(deg: float) -> list[float]:
     """A unit vector in the first plane at ``deg`` degrees: cosine distance between two is 1 - cos(difference)."""
     return vec(math.cos(math.radians(deg)), math.sin(math.radians(deg)))
+
+
+# --- reading candidates ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("raw", [[0.1, 0.2, 0.3], [0.1] * 5, [], [[1.0, 0.0, 0.0, 0.0]], [1.0, math.nan, 0.0, 0.0],
+                                 [1.0, math.inf, 0.0, 0.0], [1e39, 0.0, 0.0, 0.0], ["a", "b", "c", "d"], "abcd", None,
+                                 4.0, {"x": 1.0}],
+                         ids=["short", "long", "empty", "nested", "nan", "inf", "float32-overflow", "strings",
+                              "string", "none", "number", "map"])
+def test_an_embedding_that_is_no_vector_of_the_size_is_not_a_candidate(raw: object) -> None:
+    assert unit_vector(raw, 4) is None
+
+
+def test_an_embedding_of_the_size_is_a_unit_vector() -> None:
+    got = unit_vector([3.0, 4.0, 0.0, 0.0], 4)
+    assert got is not None
+    assert got.dtype == np.float32
+    assert got.tolist() == pytest.approx([0.6, 0.8, 0.0, 0.0])
+    zero = unit_vector([0, 0, 0, 0], None)  # any size: a zero vector stays zero (near nothing)
+    assert zero is not None
+    assert zero.tolist() == [0.0] * 4
+
+
+def test_without_a_configured_size_most_vectors_tell_it() -> None:
+    items = [cand("a", "x", vec(1)), cand("b", "y", vec(0, 1)),
+             Candidate(memory=cand("c", "z", vec(1)).memory, vector=np.ones(5, dtype=np.float32))]
+    assert usual_size(items) == 4
+    assert usual_size([]) is None
+    found = find_clusters([c for c in items if len(c.vector) == usual_size(items)], eps=0.5)
+    assert found.groups == 0  # the two of the usual size are orthogonal; the odd one never reached np.stack
 
 
 # --- clustering -------------------------------------------------------------------------------------------------

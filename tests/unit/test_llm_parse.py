@@ -1,14 +1,20 @@
-"""Tolerant JSON extraction and strict validation of LLM output, and the LLM reranker's mapping."""
+"""Tolerant JSON extraction and strict validation of LLM output (the same first JSON as a rescan from every
+bracket, in linear time), and the LLM reranker's mapping."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import time
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from graphmem.errors import LLMOutputError
-from graphmem.llm.parse import extract_json, parse_output
+from graphmem.llm.parse import _FENCE, _TRAILING_COMMA, extract_json, parse_output
 from graphmem.retrieval.llm_rerank import Judgement, LLMReranker, Ranking, build_prompt, to_scores
 
 
@@ -75,3 +81,58 @@ async def test_reranker_caches() -> None:
     first = await reranker.rank("q", passages)
     assert await reranker.rank("q", passages) == first
     assert client.calls == 1
+
+
+def _first_json_by_rescanning(text: str) -> object:
+    """The scan extract_json did before it was one pass (a scan to the end per opening bracket): the oracle."""
+    for chunk in [m.group(1) for m in _FENCE.finditer(text)] + [text]:
+        for start, opener in ((i, c) for i, c in enumerate(chunk) if c in "{["):
+            closer, depth, in_string, escaped, end = "}" if opener == "{" else "]", 0, False, False, None
+            for i in range(start, len(chunk)):
+                ch = chunk[i]
+                if in_string:
+                    escaped, in_string = (False, True) if escaped else (ch == "\\", ch != '"')
+                elif ch == '"':
+                    in_string = True
+                elif ch in (opener, closer):
+                    depth += 1 if ch == opener else -1
+                    if depth == 0:
+                        end = i
+                        break
+            if end is None:
+                continue
+            for attempt in (chunk[start:end + 1], _TRAILING_COMMA.sub(r"\1", chunk[start:end + 1])):
+                try:
+                    return json.loads(attempt)
+                except json.JSONDecodeError:
+                    continue
+            break
+    return "no JSON"
+
+
+def _extracted(text: str) -> object:
+    try:
+        return extract_json(text)
+    except LLMOutputError:
+        return "no JSON"
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet='{}[]"\\ ,:1a`json\n', max_size=40))
+def test_one_pass_finds_what_a_rescan_from_every_bracket_found(text: str) -> None:
+    assert _extracted(text) == _first_json_by_rescanning(text)
+
+
+@pytest.mark.parametrize("text", ['{"a": "{x}" {"b": [1, "]"]}', 'x "{" [1, "\\"]", {"c": 2}] y', '{ "[1]"',
+                                  '{"a": "\\\\"} ]', '```json\n{"a": [1,]}\n``` and {"b": 2}', '[{] {"a": 1}'])
+def test_brackets_inside_and_around_strings_match_the_rescan(text: str) -> None:
+    assert _extracted(text) == _first_json_by_rescanning(text)
+
+
+@pytest.mark.parametrize("text", ["{" * 20_000, "[" * 20_000, '{"' * 20_000, '{"\\' * 20_000, "{[" * 20_000,
+                                  "{" * 20_000 + '{"name": "a", "n": 1}', "```" + "{" * 20_000 + "```"])
+def test_a_long_answer_of_unbalanced_brackets_takes_linear_time(text: str) -> None:
+    started = time.perf_counter()
+    with contextlib.suppress(LLMOutputError):
+        extract_json(text)
+    assert time.perf_counter() - started < 1.0, "extract_json rescans the text per opening bracket"
