@@ -6,7 +6,7 @@ MATCH (m:Memory)
 WHERE m.namespace = $namespace AND m.id > $after AND m.status IN $statuses
 WITH m ORDER BY m.id LIMIT $limit
 RETURN m {.id, .namespace, .kind, .content, .title, .status, .confidence, .importance, .source, .sources, .tags,
-          .access_count, .reinforced_count, .signature, .signature_key, .created_at, .valid_from, .valid_until,
+          .access_count, .reinforced_count, .metadata_json, .signature, .signature_key, .created_at, .valid_from, .valid_until,
           .expires_at, .last_accessed_at, .writer, .trust} AS memory,
        [(m)-[r]->(x) WHERE x.namespace = $namespace
           AND (NOT x:Memory OR x.status IN $statuses)

@@ -46,6 +46,6 @@ UNWIND (CASE WHEN size(allRels) = 0 THEN [null] ELSE allRels END) AS r
 WITH truncated, nodes, collect(DISTINCT r) AS rels
 RETURN truncated, [n IN nodes | {key: elementId(n), id: coalesce(n.id, n.name), label: labels(n)[0], kind: n.kind,
                       content: coalesce(n.content, n.title, n.name), status: n.status,
-                      signed: CASE WHEN n:Memory THEN n {.id, .namespace, .kind, .content, .status, .confidence, .importance, .source, .sources, .tags, .created_at, .valid_from, .valid_until, .expires_at, .writer, .trust, .signature, .signature_key} END}] AS nodes,
+                      signed: CASE WHEN n:Memory THEN n {.id, .namespace, .kind, .content, .status, .confidence, .importance, .source, .sources, .tags, .created_at, .valid_from, .valid_until, .expires_at, .writer, .trust, .metadata_json, .title, .signature, .signature_key} END}] AS nodes,
        [r IN rels | {source: elementId(startNode(r)), target: elementId(endNode(r)), type: type(r),
                      weight: coalesce(r.weight, 1.0)}] AS edges

@@ -36,7 +36,7 @@ UNWIND found AS f
 WITH f, f.m AS m
 RETURN collect({
   memory: m {.id, .namespace, .kind, .content, .confidence, .importance, .access_count, .status, .tags,
-             .source, .sources, .writer, .trust, .reinforced_count, .content_hash, .signature, .signature_key, .metadata_json,
+             .source, .sources, .writer, .trust, .reinforced_count, .content_hash, .signature, .signature_key, .metadata_json, .title,
              last_accessed_at: toString(m.last_accessed_at), created_at: toString(m.created_at),
              updated_at: toString(m.updated_at), valid_from: toString(m.valid_from),
              valid_until: toString(m.valid_until), expires_at: toString(m.expires_at)},

@@ -310,7 +310,7 @@ RETURN versions, vector_seen, vector_kept, fulltext_seen, fulltext_kept, coalesc
            writer: x.c.m.writer, trust: x.c.m.trust,
            reinforced_count: x.c.m.reinforced_count, content_hash: x.c.m.content_hash, signature: x.c.m.signature,
            signature_key: x.c.m.signature_key,
-           metadata_json: x.c.m.metadata_json, last_accessed_at: toString(x.c.m.last_accessed_at),
+           metadata_json: x.c.m.metadata_json, title: x.c.m.title, last_accessed_at: toString(x.c.m.last_accessed_at),
            created_at: toString(x.c.m.created_at), updated_at: toString(x.c.m.updated_at),
            valid_from: toString(x.c.m.valid_from), valid_until: toString(x.c.m.valid_until),
            expires_at: toString(x.c.m.expires_at)},

@@ -3,4 +3,4 @@
 // Parameters: none. Returns: memory (map).
 MATCH (m:Memory) WHERE m._resign = true
 RETURN m {.id, .namespace, .kind, .content, .status, .confidence, .importance, .source, .sources, .tags,
-          .created_at, .valid_from, .valid_until, .expires_at, .writer, .trust} AS memory
+          .created_at, .valid_from, .valid_until, .expires_at, .writer, .trust, .metadata_json, .title} AS memory

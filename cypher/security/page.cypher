@@ -7,4 +7,5 @@ WHERE ($namespace IS NULL OR m.namespace = $namespace)
   AND (m.namespace > $after_ns OR (m.namespace = $after_ns AND m.id > $after_id))
 WITH m ORDER BY m.namespace, m.id LIMIT $limit
 RETURN m {.id, .namespace, .kind, .content, .status, .confidence, .importance, .source, .sources, .tags,
-          .created_at, .valid_from, .valid_until, .expires_at, .writer, .trust, .signature, .signature_key} AS memory
+          .created_at, .valid_from, .valid_until, .expires_at, .writer, .trust, .metadata_json, .title,
+          .signature, .signature_key} AS memory

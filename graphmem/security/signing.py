@@ -6,8 +6,9 @@ signature (``signature_key``), so several keys can verify at once and rotation (
 needs no flag day: the first key of ``GRAPHMEM_SIGNING_KEYS`` signs, every listed key verifies, a memory signed
 with a key no longer listed fails.
 
-The encoding is versioned (``gm2``; ``gm1`` for memories without provenance, see ``PROVENANCE_FIELDS``), one JSON
-array of the fields in a fixed order, each value normalised the same way whichever way it was read back: Neo4j
+The encoding is versioned (``gm3``, named in the stored signature; a bare hex signature is ``gm2``, or ``gm1`` for
+memories without provenance, see ``VERSION`` and ``PROVENANCE_FIELDS``), one JSON array of the fields in a fixed
+order, each value normalised the same way whichever way it was read back: Neo4j
 ``DateTime``, Python ``datetime`` or the ISO string that ``toString()`` gives are all the same UTC instant to the
 microsecond; numbers are floats; lists keep their order. Access counts, timestamps of use and the embedding are not
 signed: they change on every read, or are derived.
@@ -29,22 +30,31 @@ from neo4j.time import DateTime
 
 from graphmem.errors import ConfigError
 
-SIGNED_FIELDS: tuple[str, ...] = (
+_GM2_FIELDS: tuple[str, ...] = (
     "id", "namespace", "kind", "content", "status", "confidence", "importance", "source", "sources", "tags",
     "created_at", "valid_from", "valid_until", "expires_at", "writer", "trust",
 )
+DESCRIPTIVE_FIELDS: tuple[str, ...] = ("metadata_json", "title")
+"""What an agent is shown beside the content (the metadata, where a quarantine reason is kept too, and a summary's
+title): signed from ``gm3`` on."""
+SIGNED_FIELDS: tuple[str, ...] = (*_GM2_FIELDS, *DESCRIPTIVE_FIELDS)
 """What a signature covers (in this order). ``tests/unit/test_signing.py`` checks every one of them matters."""
 PROVENANCE_FIELDS: tuple[str, ...] = ("writer", "trust")
 """Who wrote a memory and how far it is trusted (``graphmem.security.tokens``: a token's ``trust``): signed from
 ``gm2`` on. A memory written before them has neither and is signed ``gm1`` (the fields before them); one with either
 is signed ``gm2`` over all of them. Removing both from a ``gm2`` memory does not make it a valid ``gm1`` one: its
 signature was made over the other encoding."""
-_LEGACY_FIELDS = SIGNED_FIELDS[: -len(PROVENANCE_FIELDS)]
+_LEGACY_FIELDS = _GM2_FIELDS[: -len(PROVENANCE_FIELDS)]
 _TIMES = frozenset({"created_at", "valid_from", "valid_until", "expires_at"})
 _NUMBERS = frozenset({"confidence", "importance", "trust"})
 _LISTS = frozenset({"sources", "tags"})
-VERSION = "gm2"
+VERSION = "gm3"
+"""What ``Signer.sign`` writes: every field of ``SIGNED_FIELDS``. Its signature is stored as ``gm3:<hex>``; a bare
+hex signature is an older encoding, ``gm2`` (the fields before ``DESCRIPTIVE_FIELDS``) or ``gm1`` (those before the
+provenance too, for a memory without it), verified as such until ``graphmem integrity resign`` re-signs it."""
+PROVENANCE_VERSION = "gm2"
 LEGACY_VERSION = "gm1"
+_PREFIX = VERSION + ":"
 MIN_SECRET_CHARS = 16
 _KEY_ID = re.compile(r"[A-Za-z0-9_.-]{1,32}")
 
@@ -126,13 +136,16 @@ def _value(name: str, value: Any) -> Any:
     return str(value)
 
 
-def canonical(data: Mapping[str, Any]) -> bytes:
-    """The bytes a signature is computed over: the version, then every signed field's normalised value (``gm1``:
-    those before the provenance fields, for a memory that has none of them)."""
-    if all(data.get(name) is None for name in PROVENANCE_FIELDS):
+def canonical(data: Mapping[str, Any], *, current: bool = True) -> bytes:
+    """The bytes a signature is computed over: the version, then every signed field's normalised value. ``current``
+    False: the encoding of a bare hex signature (``gm2`` without the descriptive fields; ``gm1`` without the
+    provenance fields too, for a memory that has none of them)."""
+    if current:
+        values = [VERSION, *(_value(name, data.get(name)) for name in SIGNED_FIELDS)]
+    elif all(data.get(name) is None for name in PROVENANCE_FIELDS):
         values = [LEGACY_VERSION, *(_value(name, data.get(name)) for name in _LEGACY_FIELDS)]
     else:
-        values = [VERSION, *(_value(name, data.get(name)) for name in SIGNED_FIELDS)]
+        values = [PROVENANCE_VERSION, *(_value(name, data.get(name)) for name in _GM2_FIELDS)]
     return _ENCODER.encode(values).encode()
 
 
@@ -147,8 +160,8 @@ class Signer:
         self._by_id = {k.id: k.secret for k in self.keys}
 
     def sign(self, data: Mapping[str, Any]) -> tuple[str, str]:
-        """(signature as hex, key id) of a memory's fields."""
-        return _mac(self.current.secret, canonical(data)), self.current.id
+        """(signature, ``gm3:`` and the hex, and key id) of a memory's fields."""
+        return _PREFIX + _mac(self.current.secret, canonical(data)), self.current.id
 
     def verify(self, data: Mapping[str, Any]) -> Verdict:
         signature, key_id = data.get("signature"), data.get("signature_key")
@@ -157,16 +170,25 @@ class Signer:
         secret = self._by_id.get(str(key_id))
         if secret is None:
             return Verdict.UNKNOWN_KEY
+        signature = str(signature)
+        current = signature.startswith(_PREFIX)  # a bare hex signature was made over an older encoding
         try:
-            message = canonical(data)
+            message = canonical(data, current=current)
         except (TypeError, ValueError):  # a field tampered into something of another type
             return Verdict.MISMATCH
-        return Verdict.OK if hmac.compare_digest(_mac(secret, message), str(signature)) else Verdict.MISMATCH
+        mac = signature[len(_PREFIX):] if current else signature
+        return Verdict.OK if hmac.compare_digest(_mac(secret, message), mac) else Verdict.MISMATCH
+
+
+def in_current_encoding(signature: object) -> bool:
+    """Whether a stored signature was made over the current encoding (``VERSION``): else re-signing it with any key
+    extends it to the fields the older one left out."""
+    return str(signature or "").startswith(_PREFIX)
 
 
 def _mac(secret: bytes, message: bytes) -> str:
     return hmac.digest(secret, message, hashlib.sha256).hex()
 
 
-__all__ = ["PROVENANCE_FIELDS", "SIGNED_FIELDS", "IntegrityMode", "Signer", "SigningKey", "Verdict", "canonical",
-           "parse_keys"]
+__all__ = ["DESCRIPTIVE_FIELDS", "PROVENANCE_FIELDS", "SIGNED_FIELDS", "IntegrityMode", "Signer", "SigningKey",
+           "Verdict", "canonical", "in_current_encoding", "parse_keys"]

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from graphmem.errors import ConfigError
-from graphmem.security.signing import Signer, Verdict
+from graphmem.security.signing import Signer, Verdict, in_current_encoding
 from graphmem.store import Store
 from graphmem.store.store import Step
 
@@ -76,15 +76,17 @@ async def check(store: Store, *, namespace: str | None = None, page: int = 1000,
 
 async def resign(store: Store, *, namespace: str | None = None, page: int = 500, unsigned: bool = False,
                  after: tuple[str, str] = ("", "")) -> AsyncIterator[Tally]:
-    """Re-sign, one transaction per page, with the current key: memories that verify with an older listed key, and
-    (``unsigned``) unsigned ones. Yields the running tally after each page."""
+    """Re-sign, one transaction per page, with the current key: memories that verify with an older listed key or
+    in an older encoding (``signing.VERSION``: gm2 did not sign metadata and titles), and (``unsigned``) unsigned
+    ones. Yields the running tally after each page."""
     signer = signer_of(store)
     tally = Tally(cursor=after)
     async for maps in pages(store, namespace, page, after):
         todo = []
         for data in maps:
             verdict = signer.verify(data)
-            stale = verdict is Verdict.OK and data.get("signature_key") != signer.current.id
+            stale = verdict is Verdict.OK and (data.get("signature_key") != signer.current.id
+                                               or not in_current_encoding(data.get("signature")))
             if stale or (verdict is Verdict.UNSIGNED and unsigned):
                 todo.append(data)
             elif verdict not in (Verdict.OK, Verdict.UNSIGNED):
