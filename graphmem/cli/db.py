@@ -76,7 +76,8 @@ def db_reembed(page: int) -> None:
 @click.option("--page", type=click.IntRange(min=1), default=500, show_default=True, help="Memories per transaction.")
 def db_rebuild_graph(namespaces: tuple[str, ...], page: int) -> None:
     """Run the write path's graph construction (entities from content, SIMILAR_TO, FOLLOWS) over stored memories:
-    for graphs written before it, or after GRAPHMEM_GRAPH_* changed. Idempotent."""
+    for graphs written before it, or after GRAPHMEM_GRAPH_* changed. Idempotent: it reports the edges it created
+    (0 on a second run)."""
     from tqdm import tqdm
 
     from graphmem.graph.construct import graph_options
