@@ -11,7 +11,15 @@ from pathlib import Path
 
 import networkx as nx
 
-from graphmem.analysis import GraphFormat, export_namespace, neighborhood_graph, node_key, search_graph, write_graph
+from graphmem.analysis import (
+    JSON_NODE_KEY,
+    GraphFormat,
+    export_namespace,
+    neighborhood_graph,
+    node_key,
+    search_graph,
+    write_graph,
+)
 from graphmem.analysis.export import DEFAULT_STATUSES
 from graphmem.config import Settings
 from graphmem.embed import Embedder
@@ -84,7 +92,7 @@ async def test_a_namespace_exports_what_the_database_holds(store: Store, embedde
         path = tmp_path / f"g.{fmt.value}"
         write_graph(graph, path, fmt)
         back = read(path) if read is not None else nx.node_link_graph(
-            json.loads(path.read_text(encoding="utf-8")), edges="edges")
+            json.loads(path.read_text(encoding="utf-8")), name=JSON_NODE_KEY, edges="edges")
         assert (back.number_of_nodes(), back.number_of_edges()) == (graph.number_of_nodes(), graph.number_of_edges())
 
     async with store.driver.session(database=store.database) as session:
