@@ -87,6 +87,13 @@ async def test_a_namespace_exports_what_the_database_holds(store: Store, embedde
     assert follows is not None
     assert follows["FOLLOWS"]["gap_s"] == 60.0
     assert graph.has_edge(node_key("Task", "chat-1"), node_key("Turn", "chat-1-t3"))
+    # every node's times are datetimes, tasks' and turns' as memories' (and so one ISO form in the files)
+    assert graph.nodes[node_key("Task", "chat-1")]["started_at"] == T0
+    assert graph.nodes[node_key("Turn", "chat-1-t3")]["at"] == T0 + timedelta(minutes=3)
+    times = {n.split(":")[0]: a[k] for n, a in graph.nodes(data=True) for k in ("created_at", "started_at", "at")
+             if k in a}
+    assert set(times) == {"Memory", "Entity", "Task", "Turn"}
+    assert all(isinstance(t, datetime) for t in times.values()), times
 
     for fmt, read in ((GraphFormat.GRAPHML, nx.read_graphml), (GraphFormat.JSON, None)):
         path = tmp_path / f"g.{fmt.value}"
@@ -94,6 +101,9 @@ async def test_a_namespace_exports_what_the_database_holds(store: Store, embedde
         back = read(path) if read is not None else nx.node_link_graph(
             json.loads(path.read_text(encoding="utf-8")), name=JSON_NODE_KEY, edges="edges")
         assert (back.number_of_nodes(), back.number_of_edges()) == (graph.number_of_nodes(), graph.number_of_edges())
+        for key, label in ((node_key("Memory", ids[0]), "created_at"), (node_key("Task", "chat-1"), "started_at"),
+                           (node_key("Turn", "chat-1-t0"), "at")):
+            assert back.nodes[key][label] == T0.isoformat(), (fmt, key)  # one form: "+00:00", never "Z"
 
     async with store.driver.session(database=store.database) as session:
         await session.run(TAMPER, rows=[{"namespace": namespace, "id": ids[2], "props": {"content": "changed"}}])
