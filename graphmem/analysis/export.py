@@ -35,7 +35,8 @@ async def export_namespace(
     store: Store, namespace: str, *, statuses: Sequence[MemoryStatus] = DEFAULT_STATUSES, page_size: int = PAGE,
     progress: Callable[[int], None] | None = None,
 ) -> nx.MultiDiGraph[str]:
-    """The namespace's graph; ``progress`` is called with the number of nodes each page added. A namespace name
+    """The namespace's graph; ``progress`` is called with the number of nodes each page added (a page of tasks adds
+    their turns too), so its calls sum to the node count. A namespace name
     that is not one is ``ValidationError``."""
     try:
         check_namespace(namespace)
@@ -87,7 +88,7 @@ async def export_namespace(
                 key = node_key("Turn", turn["id"])
                 graph.add_node(key, label="Turn", **_attributes(turn))
                 edges.append((task, key, {"type": "HAS_TURN", "weight": 1.0}))
-        _progress(progress, len(rows))
+        _progress(progress, len(rows) + sum(len(row["turns"]) for row in rows))
     dropped = 0
     for source, target, attrs in edges:
         if source in graph and target in graph:

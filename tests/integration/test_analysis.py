@@ -75,6 +75,7 @@ async def test_a_namespace_exports_what_the_database_holds(store: Store, embedde
     for expected in ("FOLLOWS", "DERIVED_FROM", "FROM_TASK", "HAS_TURN", "ABOUT", "SUPPORTS"):
         assert types[expected] > 0, expected
     assert len(pages) > 3  # memories came in pages of 2, then entities and tasks
+    assert sum(pages) == graph.number_of_nodes()  # the progress counts every node, turns too
     fact = graph.nodes[node_key("Memory", ids[4])]
     assert fact["kind"] == "semantic"
     assert fact["content"].startswith("Caroline finds")

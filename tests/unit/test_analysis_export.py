@@ -76,7 +76,7 @@ async def test_the_export_has_every_node_and_edge_with_its_attributes() -> None:
     assert graph.nodes["Entity:caroline"]["degree_about"] == 2
     assert graph.nodes["Turn:t1-1"]["content"] == "hello"
     assert store.calls.count("analysis/memory_page") == 3  # pages of 2: m1-m2, m3, then an empty page
-    assert sum(seen) == 3 + 2 + 1
+    assert sum(seen) == 3 + 2 + 1 + 2 == graph.number_of_nodes()  # the turns too: the bar ends at the node count
 
 
 def test_a_neighbourhood_is_keyed_like_the_export() -> None:
