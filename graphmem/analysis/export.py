@@ -10,6 +10,7 @@ kept with a verdict.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -61,7 +62,7 @@ async def export_namespace(
             if data is None:
                 continue
             source = node_key("Memory", data["id"])
-            graph.add_node(source, label="Memory", **_attributes(data))
+            graph.add_node(source, label="Memory", **_memory_attributes(data))
             for edge in row["edges"]:
                 if edge["target"] is None:  # a node of no kind the export knows (no id, no name)
                     continue
@@ -104,6 +105,17 @@ async def export_namespace(
 def _attributes(data: dict[str, Any]) -> dict[str, Any]:
     """Node attributes: the properties read, as Python values (datetimes, lists), without the signature."""
     return {k: native(v) for k, v in data.items() if v is not None and k not in {"signature", "signature_key"}}
+
+
+def _memory_attributes(data: dict[str, Any]) -> dict[str, Any]:
+    """A memory's attributes: its metadata as a map (``metadata``, left out when empty) instead of the stored JSON
+    text, ``summary`` always (whether it is a task summary)."""
+    attrs = _attributes({k: v for k, v in data.items() if k != "metadata_json"})
+    metadata = json.loads(data["metadata_json"]) if data.get("metadata_json") else {}
+    if metadata:
+        attrs["metadata"] = metadata
+    attrs["summary"] = bool(data.get("summary"))
+    return attrs
 
 
 def _progress(progress: Callable[[int], None] | None, n: int) -> None:

@@ -139,3 +139,33 @@ async def test_search_and_neighbourhood_graphs_line_up_with_the_export(
     assert near.graph["center"] == node_key("Memory", ids[2])
     assert set(near.nodes) <= set(full.nodes)
     assert near.number_of_edges() == len(view.edges) > 0
+
+
+async def test_the_export_carries_metadata_summaries_and_provenance(
+        store: Store, embedder: Embedder, migrated: Settings, namespace: str, tmp_path: Path) -> None:
+    service = MemoryService(store, embedder, migrated)
+    await build(service, namespace)
+    fact = "The on-call rota for the payments service changes every Monday at 09:00."
+    first = await service.write_memories([MemoryDraft(namespace=namespace, kind=MemoryKind.SEMANTIC, id="rota",
+                                                      content=fact, metadata={"ticket": "OPS-12"})])
+    again = await service.write_memories([MemoryDraft(namespace=namespace, kind=MemoryKind.SEMANTIC, id="rota-2",
+                                                      content=fact)])  # a near-duplicate: strengthens "rota"
+    assert (first.items[0].id, again.items[0].id) == ("rota", "rota")
+    await service.write_memories([MemoryDraft(namespace=namespace, kind=MemoryKind.EPISODIC, summary_of="chat-1",
+                                              id="sum-1", content="Caroline told Melanie about her support group.")])
+    graph = await export_namespace(store, namespace)
+    rota = graph.nodes[node_key("Memory", "rota")]
+    assert rota["metadata"] == {"ticket": "OPS-12"}
+    assert rota["reinforced_by"] == ["rota-2"]
+    assert isinstance(rota["updated_at"], datetime)
+    assert rota["updated_at"] > rota["created_at"]
+    assert rota["summary"] is False
+    assert graph.nodes[node_key("Memory", "sum-1")]["summary"] is True
+    assert graph.nodes[node_key("Turn", "chat-1-t2")]["task_id"] == "chat-1"
+    assert not any("signature" in a or "metadata_json" in a for _, a in graph.nodes(data=True))
+
+    write_graph(graph, tmp_path / "g.graphml", GraphFormat.GRAPHML)
+    back = nx.read_graphml(tmp_path / "g.graphml")
+    assert json.loads(back.nodes[node_key("Memory", "rota")]["metadata"]) == {"ticket": "OPS-12"}
+    assert back.nodes[node_key("Memory", "sum-1")]["summary"] is True
+    assert back.nodes[node_key("Turn", "chat-1-t2")]["task_id"] == "chat-1"
