@@ -103,7 +103,8 @@ def db_rebuild_graph(namespaces: tuple[str, ...], page: int) -> None:
 def db_wipe_namespace(namespace: str, yes: bool) -> None:
     """Delete every node of NAMESPACE (memories, entities, tasks, turns) with its edges, for data better imported
     again than kept (a namespace written under a signing key no longer listed: `graphmem integrity check`). It
-    cannot be undone: `graphmem export NAMESPACE` first keeps a copy."""
+    cannot be undone. `graphmem export` is no backup (an analysis copy graphmem cannot import): dump the Neo4j database
+    first (README, "Backups")."""
     from graphmem.service.wipe import wipe_namespace
     from graphmem.store import Store
 
