@@ -17,8 +17,8 @@ Mapping (one Graphiti ``group_id`` = one graphmem namespace, ``<prefix><group id
 - each entity (``Entity`` node) becomes a graphmem entity keyed by its normalised name
   (``graphmem.graph.normalise_name``), with graphiti's type label lowercased (``Person`` -> ``person``,
   ``Organization`` -> ``organization``) as its kind, over the kind graphmem's extractor guessed from the memories'
-  text; an entity without a type label keeps the extractor's kind. A non-empty ``summary`` becomes a SEMANTIC memory
-  ABOUT the entity (graphiti's own distillation of it).
+  text; an entity without a type label keeps the kind graphmem gave it (the extractor's guess, or ``unknown``). A
+  non-empty ``summary`` becomes a SEMANTIC memory ABOUT the entity (graphiti's own distillation of it).
 
 Which fact replaced an invalidated one: graphiti does not record it. When it invalidates ``old`` because of
 ``new`` it sets ``old.invalid_at = new.valid_at`` (``resolve_edge_contradictions``), and the two share an entity;
