@@ -10,6 +10,7 @@ kept with a verdict.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -35,7 +36,8 @@ async def export_namespace(
     store: Store, namespace: str, *, statuses: Sequence[MemoryStatus] = DEFAULT_STATUSES, page_size: int = PAGE,
     progress: Callable[[int], None] | None = None,
 ) -> nx.MultiDiGraph[str]:
-    """The namespace's graph; ``progress`` is called with the number of nodes each page added. A namespace name
+    """The namespace's graph; ``progress`` is called with the number of nodes each page added (a page of tasks adds
+    their turns too), so its calls sum to the node count. A namespace name
     that is not one is ``ValidationError``."""
     try:
         check_namespace(namespace)
@@ -60,7 +62,7 @@ async def export_namespace(
             if data is None:
                 continue
             source = node_key("Memory", data["id"])
-            graph.add_node(source, label="Memory", **_attributes(data))
+            graph.add_node(source, label="Memory", **_memory_attributes(data))
             for edge in row["edges"]:
                 if edge["target"] is None:  # a node of no kind the export knows (no id, no name)
                     continue
@@ -87,7 +89,7 @@ async def export_namespace(
                 key = node_key("Turn", turn["id"])
                 graph.add_node(key, label="Turn", **_attributes(turn))
                 edges.append((task, key, {"type": "HAS_TURN", "weight": 1.0}))
-        _progress(progress, len(rows))
+        _progress(progress, len(rows) + sum(len(row["turns"]) for row in rows))
     dropped = 0
     for source, target, attrs in edges:
         if source in graph and target in graph:
@@ -103,6 +105,17 @@ async def export_namespace(
 def _attributes(data: dict[str, Any]) -> dict[str, Any]:
     """Node attributes: the properties read, as Python values (datetimes, lists), without the signature."""
     return {k: native(v) for k, v in data.items() if v is not None and k not in {"signature", "signature_key"}}
+
+
+def _memory_attributes(data: dict[str, Any]) -> dict[str, Any]:
+    """A memory's attributes: its metadata as a map (``metadata``, left out when empty) instead of the stored JSON
+    text, ``summary`` always (whether it is a task summary)."""
+    attrs = _attributes({k: v for k, v in data.items() if k != "metadata_json"})
+    metadata = json.loads(data["metadata_json"]) if data.get("metadata_json") else {}
+    if metadata:
+        attrs["metadata"] = metadata
+    attrs["summary"] = bool(data.get("summary"))
+    return attrs
 
 
 def _progress(progress: Callable[[int], None] | None, n: int) -> None:

@@ -10,6 +10,10 @@ from typing import Any
 
 import networkx as nx
 
+JSON_NODE_KEY = "key"
+"""Where node-link JSON puts a node's key (``Memory:<id>``): beside its own ``id``, which it leaves as it is. Read the
+file back with ``nx.node_link_graph(data, name=JSON_NODE_KEY, edges="edges")``."""
+
 
 class GraphFormat(StrEnum):
     GRAPHML = "graphml"
@@ -17,9 +21,10 @@ class GraphFormat(StrEnum):
 
 
 def write_graph(graph: nx.MultiDiGraph[str], path: Path, fmt: GraphFormat) -> None:
-    """GraphML holds scalar attributes only: datetimes become ISO strings, lists and maps JSON text, nulls go."""
+    """GraphML holds scalar attributes only: datetimes become ISO strings, lists and maps JSON text, nulls go.
+    Node-link JSON keeps lists and maps, datetimes as ISO strings, and each node's key under ``JSON_NODE_KEY``."""
     if fmt is GraphFormat.JSON:
-        data = nx.node_link_data(graph, edges="edges")
+        data = nx.node_link_data(graph, name=JSON_NODE_KEY, edges="edges")
         path.write_text(json.dumps(data, default=_json_value, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         return
     flat: nx.MultiDiGraph[str] = nx.MultiDiGraph()
@@ -45,4 +50,4 @@ def _scalar(value: Any) -> str | int | float | bool:
     return json.dumps(value, default=_json_value, ensure_ascii=False)
 
 
-__all__ = ["GraphFormat", "write_graph"]
+__all__ = ["JSON_NODE_KEY", "GraphFormat", "write_graph"]

@@ -76,7 +76,8 @@ def db_reembed(page: int) -> None:
 @click.option("--page", type=click.IntRange(min=1), default=500, show_default=True, help="Memories per transaction.")
 def db_rebuild_graph(namespaces: tuple[str, ...], page: int) -> None:
     """Run the write path's graph construction (entities from content, SIMILAR_TO, FOLLOWS) over stored memories:
-    for graphs written before it, or after GRAPHMEM_GRAPH_* changed. Idempotent."""
+    for graphs written before it, or after GRAPHMEM_GRAPH_* changed. Idempotent: it reports the edges it created
+    (0 on a second run)."""
     from tqdm import tqdm
 
     from graphmem.graph.construct import graph_options
@@ -102,7 +103,8 @@ def db_rebuild_graph(namespaces: tuple[str, ...], page: int) -> None:
 def db_wipe_namespace(namespace: str, yes: bool) -> None:
     """Delete every node of NAMESPACE (memories, entities, tasks, turns) with its edges, for data better imported
     again than kept (a namespace written under a signing key no longer listed: `graphmem integrity check`). It
-    cannot be undone: `graphmem export NAMESPACE` first keeps a copy."""
+    cannot be undone. `graphmem export` is no backup (an analysis copy graphmem cannot import): dump the Neo4j database
+    first (README, "Backups")."""
     from graphmem.service.wipe import wipe_namespace
     from graphmem.store import Store
 

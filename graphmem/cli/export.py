@@ -1,5 +1,5 @@
 """``graphmem export``: a namespace's graph as a file for other tools (GraphML for Gephi/yEd/Cytoscape, node-link
-JSON for d3 or ``networkx.node_link_graph``)."""
+JSON for d3 or ``networkx.node_link_graph(data, name="key", edges="edges")``: the node key is under ``"key"``)."""
 
 from __future__ import annotations
 

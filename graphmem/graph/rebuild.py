@@ -1,6 +1,7 @@
 """``graphmem db rebuild-graph``: the graph construction of the write path, run over memories already stored
 (graphs written before it existed, or after its settings changed). A page at a time, one transaction per page;
-every statement MERGEs, so running it twice adds nothing. It also stores the answer kinds (``graph.answer_kinds``)
+every statement MERGEs, so running it twice adds nothing (the report counts the edges a run created, each edge once:
+0 on a second run). It also stores the answer kinds (``graph.answer_kinds``)
 of memories written before the write path computed them. First, entities named before caller-named entities were
 normalised ("Caroline" beside the extractor's "caroline") are merged into the entity of the normal name."""
 
@@ -24,6 +25,7 @@ class RebuildReport:
     namespaces: list[str] = field(default_factory=list)
     memories: int = 0
     entity_links: int = 0
+    """ABOUT edges this run created (``similar_links``, ``follow_links``: SIMILAR_TO, FOLLOWS), each edge once."""
     similar_links: int = 0
     follow_links: int = 0
     entities_merged: int = 0
@@ -32,7 +34,7 @@ class RebuildReport:
     def line(self) -> str:
         return (f"rebuilt the graph of {self.memories} memories in {len(self.namespaces)} namespaces: "
                 f"{self.entity_links} ABOUT, {self.similar_links} SIMILAR_TO, {self.follow_links} FOLLOWS edges "
-                f"merged; {self.entities_merged} entities merged into their normal name; answer kinds stored on "
+                f"created; {self.entities_merged} entities merged into their normal name; answer kinds stored on "
                 f"{self.answer_kinds_set} memories")
 
 
@@ -77,15 +79,17 @@ async def _rebuild_page(store: Store, rows: list[dict[str, Any]], options: Graph
         return
     results = await store.write(steps)
     for step, result in zip(steps, results, strict=True):
-        links = int(result[0]["links"]) if result else 0
+        row = result[0] if result else {}
+        if step.name == "graph/set_answer_kinds":
+            report.answer_kinds_set += int(row.get("links") or 0)
+            continue
+        created = int(row.get("created") or 0)  # edges new in this run; "links" also counts those found there
         if step.name == "memory/link_entities":
-            report.entity_links += links
+            report.entity_links += created
         elif step.name == "graph/link_similar":
-            report.similar_links += links
-        elif step.name == "graph/set_answer_kinds":
-            report.answer_kinds_set += links
+            report.similar_links += created
         else:
-            report.follow_links += links
+            report.follow_links += created
 
 
 def in_normal_form(name: str) -> bool:

@@ -11,11 +11,14 @@ Mapping (one Graphiti ``group_id`` = one graphmem namespace, ``<prefix><group id
   the entities the episode ``MENTIONS``;
 - each fact (a ``RELATES_TO`` edge between two entities) becomes a SEMANTIC memory whose content is the fact,
   ``valid_from``/``valid_until`` graphiti's ``valid_at``/``invalid_at``, ABOUT both entities and DERIVED_FROM the
-  episodic memories of the episodes it cites. A fact graphiti invalidated or expired (``invalid_at`` or
+  episodic memories of the episodes it cites (a cited episode the group lacks is counted,
+  ``skipped["citations_unknown_episode"]``). A fact graphiti invalidated or expired (``invalid_at`` or
   ``expired_at`` set) is superseded after the write, its validity kept;
 - each entity (``Entity`` node) becomes a graphmem entity keyed by its normalised name
-  (``graphmem.graph.normalise_name``), with graphiti's type label (``Person``...) as its kind; a non-empty
-  ``summary`` becomes a SEMANTIC memory ABOUT the entity (graphiti's own distillation of it).
+  (``graphmem.graph.normalise_name``), with graphiti's type label lowercased (``Person`` -> ``person``,
+  ``Organization`` -> ``organization``) as its kind, over the kind graphmem's extractor guessed from the memories'
+  text; an entity without a type label keeps the kind graphmem gave it (the extractor's guess, or ``unknown``). A
+  non-empty ``summary`` becomes a SEMANTIC memory ABOUT the entity (graphiti's own distillation of it).
 
 Which fact replaced an invalidated one: graphiti does not record it. When it invalidates ``old`` because of
 ``new`` it sets ``old.invalid_at = new.valid_at`` (``resolve_edge_contradictions``), and the two share an entity;
@@ -135,7 +138,8 @@ class GraphitiPlan:
     """What the source group holds: episodes, facts, entities (nodes), summaries (non-empty)."""
     skipped: dict[str, int]
     """What could not be carried whole: facts with an unknown entity, blank facts, links over the per-memory cap,
-    contents cut to graphmem's limit."""
+    contents cut to graphmem's limit, and a fact's citations of an episode the group does not hold (or holds blank,
+    so not imported): the fact is imported without those DERIVED_FROM edges (each episode counted once a fact)."""
 
 
 _CLEAN_RE = re.compile(r"[^a-z0-9_.-]+")
@@ -187,7 +191,7 @@ def _kind(entity: GraphitiEntity) -> str | None:
 def plan_graphiti(group: GraphitiGroup, namespace: str) -> GraphitiPlan:
     """The deterministic import plan of one group (see the module docstring for the mapping)."""
     ns = namespace
-    skipped = {"facts_unknown_entity": 0, "blank": 0, "links_over_cap": 0, "cut": 0}
+    skipped = {"facts_unknown_entity": 0, "blank": 0, "links_over_cap": 0, "cut": 0, "citations_unknown_episode": 0}
     names = {e.uuid: normalise_name(e.name) for e in group.entities if normalise_name(e.name)}
     by_uuid = {e.uuid: e for e in group.entities}
     entity_rows: dict[str, str | None] = {}
@@ -244,6 +248,8 @@ def plan_graphiti(group: GraphitiGroup, namespace: str) -> GraphitiPlan:
             continue
         content, was_cut = _cut(f.fact.strip(), MAX_CONTENT_CHARS)
         skipped["cut"] += was_cut
+        cited = tuple(dict.fromkeys(f.episodes))
+        skipped["citations_unknown_episode"] += sum(1 for u in cited if u not in episode_memory)
         metadata = {"graphiti_uuid": f.uuid, "graphiti_group_id": group.group_id, "graphiti_relation": f.name}
         if f.expired_at is not None:
             metadata["graphiti_expired_at"] = f.expired_at.isoformat()
@@ -254,7 +260,7 @@ def plan_graphiti(group: GraphitiGroup, namespace: str) -> GraphitiPlan:
         memories.append(MemoryDraft(
             namespace=ns, kind=MemoryKind.SEMANTIC, id=fact_ids[f.uuid], content=content, created_at=f.created_at,
             valid_from=f.valid_at, valid_until=until, entities=about((f.source, f.target)),
-            derived_from=tuple(dict.fromkeys(episode_memory[u] for u in f.episodes if u in episode_memory)),
+            derived_from=tuple(episode_memory[u] for u in cited if u in episode_memory),
             task_id=task_id, source=SOURCE_FACT, metadata=metadata,
         ))
         imported_facts += 1

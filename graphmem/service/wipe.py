@@ -7,7 +7,8 @@ an agent that is gone. It pages (``Store.wipe_namespace``, ``admin/wipe_page``: 
 namespace of any size is wiped without one huge transaction; an interrupted wipe is finished by running it again.
 The last transaction removes the lock nodes and bumps the namespace's search-cache version
 (``retrieval.cache.bump_step``), so that no API replica serves a cached result of the wiped namespace. It cannot
-be undone: ``graphmem export`` first keeps a copy.
+be undone, and ``graphmem export`` is no backup (an analysis copy graphmem cannot import): a dump of the Neo4j
+database is (README, "Backups").
 """
 
 from __future__ import annotations

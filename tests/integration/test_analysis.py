@@ -11,7 +11,15 @@ from pathlib import Path
 
 import networkx as nx
 
-from graphmem.analysis import GraphFormat, export_namespace, neighborhood_graph, node_key, search_graph, write_graph
+from graphmem.analysis import (
+    JSON_NODE_KEY,
+    GraphFormat,
+    export_namespace,
+    neighborhood_graph,
+    node_key,
+    search_graph,
+    write_graph,
+)
 from graphmem.analysis.export import DEFAULT_STATUSES
 from graphmem.config import Settings
 from graphmem.embed import Embedder
@@ -67,6 +75,7 @@ async def test_a_namespace_exports_what_the_database_holds(store: Store, embedde
     for expected in ("FOLLOWS", "DERIVED_FROM", "FROM_TASK", "HAS_TURN", "ABOUT", "SUPPORTS"):
         assert types[expected] > 0, expected
     assert len(pages) > 3  # memories came in pages of 2, then entities and tasks
+    assert sum(pages) == graph.number_of_nodes()  # the progress counts every node, turns too
     fact = graph.nodes[node_key("Memory", ids[4])]
     assert fact["kind"] == "semantic"
     assert fact["content"].startswith("Caroline finds")
@@ -79,13 +88,23 @@ async def test_a_namespace_exports_what_the_database_holds(store: Store, embedde
     assert follows is not None
     assert follows["FOLLOWS"]["gap_s"] == 60.0
     assert graph.has_edge(node_key("Task", "chat-1"), node_key("Turn", "chat-1-t3"))
+    # every node's times are datetimes, tasks' and turns' as memories' (and so one ISO form in the files)
+    assert graph.nodes[node_key("Task", "chat-1")]["started_at"] == T0
+    assert graph.nodes[node_key("Turn", "chat-1-t3")]["at"] == T0 + timedelta(minutes=3)
+    times = {n.split(":")[0]: a[k] for n, a in graph.nodes(data=True) for k in ("created_at", "started_at", "at")
+             if k in a}
+    assert set(times) == {"Memory", "Entity", "Task", "Turn"}
+    assert all(isinstance(t, datetime) for t in times.values()), times
 
     for fmt, read in ((GraphFormat.GRAPHML, nx.read_graphml), (GraphFormat.JSON, None)):
         path = tmp_path / f"g.{fmt.value}"
         write_graph(graph, path, fmt)
         back = read(path) if read is not None else nx.node_link_graph(
-            json.loads(path.read_text(encoding="utf-8")), edges="edges")
+            json.loads(path.read_text(encoding="utf-8")), name=JSON_NODE_KEY, edges="edges")
         assert (back.number_of_nodes(), back.number_of_edges()) == (graph.number_of_nodes(), graph.number_of_edges())
+        for key, label in ((node_key("Memory", ids[0]), "created_at"), (node_key("Task", "chat-1"), "started_at"),
+                           (node_key("Turn", "chat-1-t0"), "at")):
+            assert back.nodes[key][label] == T0.isoformat(), (fmt, key)  # one form: "+00:00", never "Z"
 
     async with store.driver.session(database=store.database) as session:
         await session.run(TAMPER, rows=[{"namespace": namespace, "id": ids[2], "props": {"content": "changed"}}])
@@ -120,3 +139,33 @@ async def test_search_and_neighbourhood_graphs_line_up_with_the_export(
     assert near.graph["center"] == node_key("Memory", ids[2])
     assert set(near.nodes) <= set(full.nodes)
     assert near.number_of_edges() == len(view.edges) > 0
+
+
+async def test_the_export_carries_metadata_summaries_and_provenance(
+        store: Store, embedder: Embedder, migrated: Settings, namespace: str, tmp_path: Path) -> None:
+    service = MemoryService(store, embedder, migrated)
+    await build(service, namespace)
+    fact = "The on-call rota for the payments service changes every Monday at 09:00."
+    first = await service.write_memories([MemoryDraft(namespace=namespace, kind=MemoryKind.SEMANTIC, id="rota",
+                                                      content=fact, metadata={"ticket": "OPS-12"})])
+    again = await service.write_memories([MemoryDraft(namespace=namespace, kind=MemoryKind.SEMANTIC, id="rota-2",
+                                                      content=fact)])  # a near-duplicate: strengthens "rota"
+    assert (first.items[0].id, again.items[0].id) == ("rota", "rota")
+    await service.write_memories([MemoryDraft(namespace=namespace, kind=MemoryKind.EPISODIC, summary_of="chat-1",
+                                              id="sum-1", content="Caroline told Melanie about her support group.")])
+    graph = await export_namespace(store, namespace)
+    rota = graph.nodes[node_key("Memory", "rota")]
+    assert rota["metadata"] == {"ticket": "OPS-12"}
+    assert rota["reinforced_by"] == ["rota-2"]
+    assert isinstance(rota["updated_at"], datetime)
+    assert rota["updated_at"] > rota["created_at"]
+    assert rota["summary"] is False
+    assert graph.nodes[node_key("Memory", "sum-1")]["summary"] is True
+    assert graph.nodes[node_key("Turn", "chat-1-t2")]["task_id"] == "chat-1"
+    assert not any("signature" in a or "metadata_json" in a for _, a in graph.nodes(data=True))
+
+    write_graph(graph, tmp_path / "g.graphml", GraphFormat.GRAPHML)
+    back = nx.read_graphml(tmp_path / "g.graphml")
+    assert json.loads(back.nodes[node_key("Memory", "rota")]["metadata"]) == {"ticket": "OPS-12"}
+    assert back.nodes[node_key("Memory", "sum-1")]["summary"] is True
+    assert back.nodes[node_key("Turn", "chat-1-t2")]["task_id"] == "chat-1"

@@ -135,9 +135,14 @@ async def test_rebuild_graph_adds_the_edges_of_an_older_write(store: Store, embe
     report = await rebuild_graph(store, graph_options(full), namespaces=[namespace])
     again = await rebuild_graph(store, graph_options(full), namespaces=[namespace])
     assert report.memories == 2
-    assert report.follow_links >= 1
     assert await edges(store, namespace, "FOLLOWS") == {(answer, ask)}
     assert len(await edges(store, namespace, "SIMILAR_TO")) == 1  # one edge per pair, however often rebuilt
+    about = sum(len(r["memories"]) for r in await store.read("test/entity_links", namespace=namespace))
+    assert about >= 2
+    # each edge counted once (both memories name their FOLLOWS edge), and as created only by the run that made it
+    assert (report.follow_links, report.similar_links, report.entity_links) == (1, 1, about)
     assert again.memories == 2
+    assert (again.follow_links, again.similar_links, again.entity_links) == (0, 0, 0)
+    assert "0 ABOUT, 0 SIMILAR_TO, 0 FOLLOWS edges created" in again.line()
     assert {"pottery class", "caroline"} <= {r["name"] for r in await store.read("graph/entities",
                                                                                   namespace=namespace, limit=50)}

@@ -98,6 +98,10 @@ async def test_graphiti_graph_is_imported_searchable_and_idempotent(
 
     alpha = next(g for g in written if g["group_id"].endswith("_alpha"))
     ns = graphiti_namespace(alpha["group_id"])
+    kinds = {row["name"]: row["kind"] for row in await state(store, ns) if row["what"] == "entity"}
+    named = {n.lower(): kinds[n.lower()] for n in alpha["entity_names"]}  # the extractor adds others ("hiking")
+    assert named == {"alice": "person", "acme corp": "organization", "globex": "organization", "bob": "person",
+                     "alps": "location"}  # graphiti's type labels, though the extractor saw the names first
     alpha_report = by_group[alpha["group_id"]]
     assert alpha_report.out["superseded"] == 1
     assert alpha_report.superseded_now == 1

@@ -13,7 +13,7 @@ from typing import Any, cast
 
 import networkx as nx
 
-from graphmem.analysis import GraphFormat, export_namespace, neighborhood_graph, node_key, write_graph
+from graphmem.analysis import JSON_NODE_KEY, GraphFormat, export_namespace, neighborhood_graph, node_key, write_graph
 from graphmem.security.integrity import Integrity
 from graphmem.service.browse import GraphEdge, GraphNode, Neighborhood
 from graphmem.store import Store
@@ -83,7 +83,7 @@ async def test_the_export_has_every_node_and_edge_with_its_attributes() -> None:
     assert graph.nodes["Entity:caroline"]["degree_about"] == 2
     assert graph.nodes["Turn:t1-1"]["content"] == "hello"
     assert store.calls.count("analysis/memory_page") == 3  # pages of 2: m1-m2, m3, then an empty page
-    assert sum(seen) == 3 + 2 + 1
+    assert sum(seen) == 3 + 2 + 1 + 2 == graph.number_of_nodes()  # the turns too: the bar ends at the node count
 
 
 def test_a_neighbourhood_is_keyed_like_the_export() -> None:
@@ -104,5 +104,9 @@ async def test_files_read_back_whole(tmp_path: Path) -> None:
     assert back.nodes["Memory:m1"]["created_at"] == AT.isoformat()
     write_graph(graph, tmp_path / "g.json", GraphFormat.JSON)
     data = json.loads((tmp_path / "g.json").read_text(encoding="utf-8"))
-    again = nx.node_link_graph(data, edges="edges")
+    first = next(n for n in data["nodes"] if n[JSON_NODE_KEY] == "Memory:m1")
+    assert first["id"] == "m1"  # the memory's own id, not overwritten by the node key
+    again = nx.node_link_graph(data, name=JSON_NODE_KEY, edges="edges")
     assert again.number_of_edges() == graph.number_of_edges()
+    assert dict(again.nodes(data=True)) == {n: {k: v.isoformat() if isinstance(v, datetime) else v
+                                                for k, v in a.items()} for n, a in graph.nodes(data=True)}

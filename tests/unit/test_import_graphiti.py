@@ -18,6 +18,8 @@ from graphmem.importers.graphiti import (
     plan_graphiti,
     replacement_of,
 )
+from graphmem.importers.graphiti_run import GraphitiReport
+from graphmem.importers.runner import ImportReport
 from graphmem.models import MemoryKind
 
 T1, T2 = datetime(2024, 1, 1, tzinfo=UTC), datetime(2024, 6, 1, tzinfo=UTC)
@@ -86,3 +88,16 @@ def test_a_fact_invalidated_before_it_became_valid_imports_as_ended() -> None:
     assert (fact.valid_from, fact.valid_until) == (T2, None)  # a draft's range may not be empty
     assert fact.metadata["graphiti_invalid_at"] == T1.isoformat()  # what graphiti said is kept
     assert fact.id in {s.old for s in gp.supersessions}  # and it is ended all the same
+
+
+def test_a_citation_of_an_episode_the_group_lacks_is_counted_and_reported() -> None:
+    base = group()
+    ghost = GraphitiFact("f5", "KNOWS", "Alice knows Globex well.", "a", "g", ("e1", "gone", "gone", "also-gone"), T1)
+    gp = plan_graphiti(GraphitiGroup(base.group_id, base.episodes, base.entities, (*base.facts, ghost)), "ns")
+    (fact,) = [m for m in gp.plan.memories if m.metadata.get("graphiti_uuid") == "f5"]
+    assert len(fact.derived_from) == 1  # e1's memory: the others name no episode of the group
+    assert gp.skipped["citations_unknown_episode"] == 2
+    assert plan_graphiti(base, "ns").skipped["citations_unknown_episode"] == 0
+    out = {k: 0 for k in ("episodes", "facts", "summaries", "superseded", "supersedes", "quarantined", "entities")}
+    report = GraphitiReport(gp.group_id, "ns", dict(gp.source_counts), dict(gp.skipped), ImportReport("ns"), out)
+    assert "citations_unknown_episode 2" in report.line()
