@@ -1,5 +1,5 @@
-"""Chinese text, folded for matching: shared by the time parser (``retrieval.timeparse_zh``) and the entity
-extractor's Chinese dates (``graph.entities_zh``).
+"""Chinese text: what counts as a Chinese character (``HAN``, ``CJK``), and text folded for matching, shared by
+the time parser (``retrieval.timeparse_zh``) and the entity extractor's Chinese dates (``graph.entities_zh``).
 
 :func:`fold` keeps a text's length, character for character, so an offset found in the folded text is one in the
 original: a character whose NFKC form is one character becomes that form (a full-width digit U+FF10..FF19 its
@@ -10,10 +10,18 @@ forms of the few characters the Chinese time words are written with become simpl
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["fold"]
+__all__ = ["CJK", "HAN", "fold"]
+
+HAN = "\u3400-\u9fff\uf900-\ufaff"
+"""The Chinese characters' ranges (CJK unified ideographs, extension A, compatibility ideographs), as a character
+class holds them; the one definition the text matching, the entity extractor, the bilingual embedder and the
+schema's check share (``cypher/retrieval/search.cypher`` writes the same ranges out)."""
+CJK = re.compile(f"[{HAN}]")
+"""One Chinese character."""
 
 _TRADITIONAL = str.maketrans("週個兩禮後這號來幾時間氣", "周个两礼后这号来几时间气")
 

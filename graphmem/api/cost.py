@@ -2,7 +2,7 @@
 
 The HTTP guard (``app.Guard``) takes one request per POST before the body is read; an operation of several root
 fields (aliases: ``a: search(...) b: search(...)``, up to ``schema.MAX_ALIASES``) takes one more per further field
-once the body is parsed (``edge.request_data`` counts them; ``EdgeView.parse_http_body`` charges them through the
+once the body is parsed (``edge.request_data`` counts them, ``EdgeView.parse_http_body`` charges them through the
 charger ``app.GraphQLApp.get_context`` set, which strawberry calls first), so a batch of twenty searches in one
 request spends what twenty requests would. Introspection fields (``__typename``, ``__schema``) are free; a document
 that does not parse costs its one request (GraphQL reports the error).
@@ -23,17 +23,15 @@ from graphql import (
     SelectionSetNode,
 )
 
-root_fields_var: ContextVar[int] = ContextVar("graphmem_root_fields", default=1)
-"""The root fields of the operation this request runs (set by ``edge.request_data``)."""
 charger_var: ContextVar[Callable[[int], None] | None] = ContextVar("graphmem_charger", default=None)
 """Spends n more requests of this request's token (set by ``get_context``; raises the refusal when none is left)."""
 
 
-def charge_further_fields() -> None:
-    """Spend a request for each root field after the first (the guard paid for one)."""
-    extra, charger = root_fields_var.get() - 1, charger_var.get()
-    if extra > 0 and charger is not None:
-        charger(extra)
+def charge_further_fields(fields: int) -> None:
+    """Spend a request for each of an operation's ``fields`` root fields after the first (the guard paid for one)."""
+    charger = charger_var.get()
+    if fields > 1 and charger is not None:
+        charger(fields - 1)
 
 
 def operations(document: DocumentNode) -> list[OperationDefinitionNode]:
@@ -66,4 +64,4 @@ def root_fields(document: DocumentNode, operation_name: str | None) -> int:
     return max(1, count(chosen.selection_set, frozenset()))
 
 
-__all__ = ["charge_further_fields", "charger_var", "operations", "root_fields", "root_fields_var"]
+__all__ = ["charge_further_fields", "charger_var", "operations", "root_fields"]

@@ -37,7 +37,7 @@ from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLRequestData
 
 from graphmem.api.context import Context
-from graphmem.api.cost import charge_further_fields, operations, root_fields, root_fields_var
+from graphmem.api.cost import charge_further_fields, operations, root_fields
 from graphmem.api.observability import request_id_var
 from graphql import GraphQLError, parse
 
@@ -115,8 +115,9 @@ def parse_body(raw: bytes) -> dict[str, Any]:
     return data
 
 
-def request_data(data: dict[str, Any]) -> GraphQLRequestData:
-    """The operation of a request body: query, variables, operationName and extensions, each checked."""
+def request_data(data: dict[str, Any]) -> tuple[GraphQLRequestData, int]:
+    """The operation of a request body: query, variables, operationName and extensions, each checked; and how many
+    root fields it runs (``cost.root_fields``: 1 for a document that does not parse, which GraphQL reports)."""
     query, variables = data.get("query"), data.get("variables")
     operation, extensions = data.get("operationName"), data.get("extensions")
     if not isinstance(query, str) or not query.strip():
@@ -138,8 +139,9 @@ def request_data(data: dict[str, Any]) -> GraphQLRequestData:
         document = None  # GraphQL reports the syntax error; the operation costs its one request
     if operation is None and document is not None and (count := len(operations(document))) > 1:
         _bad_request(f"the document holds {count} operations: name the one to run in `operationName`")
-    root_fields_var.set(1 if document is None else root_fields(document, operation))
-    return GraphQLRequestData(query=query, variables=variables, operation_name=operation, extensions=extensions)
+    fields = 1 if document is None else root_fields(document, operation)
+    return GraphQLRequestData(query=query, variables=variables, operation_name=operation,
+                              extensions=extensions), fields
 
 
 def _strings(value: object, where: str) -> Iterator[tuple[str, str]]:
@@ -193,8 +195,8 @@ class EdgeView(GraphQL[Context, None]):
         if media != "application/json" or charset not in (None, "utf-8", "utf8"):
             raise EdgeError(415, "UNSUPPORTED_MEDIA_TYPE", "the request body must be application/json (UTF-8), not "
                             f"{(request.content_type or 'without a Content-Type')[:100]!r}")
-        data = request_data(parse_body(await request.get_body()))
-        charge_further_fields()
+        data, fields = request_data(parse_body(await request.get_body()))
+        charge_further_fields(fields)
         return data
 
 

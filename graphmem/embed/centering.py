@@ -25,10 +25,11 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from graphmem.zhtext import CJK
+
 DATA = Path(__file__).parent / "data"
 REFERENCE = DATA / "language_reference.json"
 LANGUAGES = ("zh", "en")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 
 Matrix = npt.NDArray[np.float32]
@@ -62,7 +63,7 @@ def means_path(model: str) -> Path:
 
 def chinese_share(text: str) -> float:
     """The share of the text that is Chinese: CJK characters against Latin letters / 3 (0 for neither)."""
-    cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text)) / 3
+    cjk, latin = len(CJK.findall(text)), len(_LATIN.findall(text)) / 3
     return cjk / (cjk + latin) if cjk + latin else 0.0
 
 

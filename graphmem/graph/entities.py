@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from graphmem.graph import entity_words as lex
-from graphmem.graph.entities_zh import CJK as _CJK
 from graphmem.graph.entities_zh import chinese_entities, latin_view
+from graphmem.zhtext import CJK as _CJK
 
 __all__ = ["KINDS", "Entity", "entities_in", "extract_entities", "normalise_name"]
 

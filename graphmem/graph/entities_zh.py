@@ -19,12 +19,10 @@ import warnings
 from typing import Any
 
 from graphmem.graph import entity_words as lex
-from graphmem.zhtext import fold
+from graphmem.zhtext import CJK, fold
 
-__all__ = ["CJK", "chinese_dates", "chinese_entities", "latin_view"]
+__all__ = ["chinese_dates", "chinese_entities", "latin_view"]
 
-CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-"""A CJK ideograph: a text holding one is read by jieba too."""
 
 _DATE = re.compile(lex.ZH_DATE_RE)
 

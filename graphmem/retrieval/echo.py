@@ -22,7 +22,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from graphmem.retrieval.textquery import CJK
+from graphmem.zhtext import CJK
 
 __all__ = ["Echo", "echo", "words"]
 

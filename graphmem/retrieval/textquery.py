@@ -13,13 +13,12 @@ from itertools import combinations
 
 from graphmem.graph.entity_words import FUNCTION
 from graphmem.store.store import lucene_escape
+from graphmem.zhtext import CJK, HAN
 
 _AUX = frozenset(str.split("""am is are was were be been being have has had having do does did done doing will would
 shall should can could may might must get got gets let lets ok okay"""))
 STOP = FUNCTION | _AUX
 _ZH_PARTICLES = frozenset("的了吗呢吧啊呀哦嘛是在和与及或也都就又被把给着过么")
-HAN = "\u3400-\u9fff\uf900-\ufaff"
-"""The Chinese characters' ranges, as a regular expression's character class holds them (``CJK``)."""
 _TOKEN = re.compile(rf"[{HAN}]+|[^\W_{HAN}]+(?:['\u2019][^\W_{HAN}]+)*|\S", re.UNICODE)
 """A run of Chinese characters, a word (letters and digits, possessive included), or any other character. A word
 stops at a Chinese character (they are ``\\w`` too): "Python是什么语言" is "Python" and the run "是什么语言", not
@@ -28,8 +27,6 @@ _FRAME = re.compile(r"\b(?:kinds?|types?|sorts?|names?|forms?|ways?|things?)\s+(
 """A question's frame noun before "of" ("what kind of art", "the names of John's children"): it says what form
 the answer takes, not what it is about, and matched "Thanks for your kind words" to "What kind of art does
 Caroline make?". Dropped from the query's words (``benchmarks/README.md``, "answer-type term")."""
-CJK = re.compile(f"[{HAN}]")
-"""A Chinese character: a word starting with one is a Chinese piece (a bigram, or a character alone)."""
 
 
 def bare(word: str) -> str:

@@ -27,7 +27,8 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
-from graphmem.retrieval.textquery import CJK, HAN, bare, content_words
+from graphmem.retrieval.textquery import bare, content_words
+from graphmem.zhtext import CJK, HAN
 
 _SUFFIXES = ("ing", "ed", "es", "s")
 _MIN_STEM = 3

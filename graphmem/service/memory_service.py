@@ -210,8 +210,8 @@ class MemoryService(IdempotentWriter):
             raise ValidationError("duplicate ids in the batch")
         stored = {r["id"]: r["content_hash"] for r in await self.store.read(
             "memory/existing_ids", ids=ids, namespace=namespace)} if ids else {}
-        for i, d in enumerate(drafts):
-            if refuse_changed and d.id in stored and stored[d.id] != content_hash(d.content):
+        for i, d in enumerate(drafts if refuse_changed else ()):
+            if d.id in stored and stored[d.id] != content_hash(d.content):
                 raise ConflictError(f"item {i}: memory {d.id!r} exists with other content: change it with "
                                     "updateMemory (memory_update), or write under another id")
         existing = set(stored)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from graphmem.errors import SchemaMismatchError
 from graphmem.store.store import FULLTEXT_INDEX, VECTOR_INDEX, Store
+from graphmem.zhtext import HAN
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ async def check_fulltext_index(store: Store, analyzer: str) -> bool:
     return False
 
 
-CHINESE_CONTENT = r"(?s).*[\x{3400}-\x{9fff}\x{f900}-\x{faff}].*"
+CHINESE_CONTENT = f"(?s).*[{HAN}].*"
 """A content with a character that ``embed.centering.chinese_share`` counts, as a Java regular expression."""
 
 

@@ -21,6 +21,7 @@ from graphmem.store.circuit import Circuit
 from graphmem.store.cypher import CypherLoader
 from graphmem.store.errors import translated
 from graphmem.store.records import memory_from_map
+from graphmem.zhtext import HAN
 
 VECTOR_INDEX = "memory_embedding"
 FULLTEXT_INDEX = "memory_fulltext"
@@ -348,7 +349,7 @@ class Store:
 
 
 _LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_CJK_RUN = re.compile(f"[{HAN}]+")
 
 
 def lucene_escape(text: str) -> str:

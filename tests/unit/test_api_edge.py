@@ -176,7 +176,7 @@ def test_lone_surrogates_anywhere_are_invalid_input_naming_the_place(data: dict[
 
 def test_valid_text_passes() -> None:
     assert invalid_text({"q": ["emoji \U0001f600", "中文", "\x00"]}, "variables") is None
-    assert request_data({"query": "{a}", "variables": None}).variables is None
+    assert request_data({"query": "{a}", "variables": None})[0].variables is None
 
 
 def test_media_type() -> None:
