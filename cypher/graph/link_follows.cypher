@@ -2,8 +2,7 @@
 // memory of its task just before it, and the one just after it (a memory written late, into the middle) FOLLOWS
 // it; gap_s is the time between them in seconds. Runs after memory/link_task in the same transaction, so the
 // batch's own memories are seen. Task summaries (:Summary) take no part in the time order.
-// Parameters: $rows ({memory_id, namespace, at}). Returns: links (distinct edges merged: each counted once, though
-// two consecutive memories of the rows both name their edge), created (how many of them are new).
+// Parameters: $rows ({memory_id, namespace, at}). Returns: links (count of edges merged).
 // The store sends row.at as ISO-8601 text, parsed here (graphmem.store.store.TEXT_TIMES).
 UNWIND $rows AS row
 MATCH (m:Memory {namespace: row.namespace, id: row.memory_id})-[:FROM_TASK]->(t:Task)
@@ -25,8 +24,5 @@ UNWIND pairs AS pair
 WITH row, pair[0] AS later, pair[1] AS earlier
 MERGE (later)-[r:FOLLOWS]->(earlier)
 ON CREATE SET r.gap_s = duration.inSeconds(earlier.created_at, later.created_at).seconds, r.weight = 1.0,
-  r.created_at = datetime(row.at), r.source = 'write', r._new = true
-WITH collect(DISTINCT r) AS merged
-WITH merged, size([x IN merged WHERE x._new IS NOT NULL]) AS created
-FOREACH (x IN merged | REMOVE x._new)
-RETURN size(merged) AS links, created
+  r.created_at = datetime(row.at), r.source = 'write'
+RETURN count(r) AS links

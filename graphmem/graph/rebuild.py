@@ -1,9 +1,10 @@
 """``graphmem db rebuild-graph``: the graph construction of the write path, run over memories already stored
 (graphs written before it existed, or after its settings changed). A page at a time, one transaction per page;
-every statement MERGEs, so running it twice adds nothing (the report counts the edges a run created, each edge once:
-0 on a second run). It also stores the answer kinds (``graph.answer_kinds``)
-of memories written before the write path computed them. First, entities named before caller-named entities were
-normalised ("Caroline" beside the extractor's "caroline") are merged into the entity of the normal name."""
+every statement MERGEs, so running it twice adds nothing (the report counts the edges a run added, the namespace's
+count after it less the count before it, and a writer beside it adds to that: 0 on a second run). It also stores
+the answer kinds (``graph.answer_kinds``) of memories written before the write path computed them. First, entities
+named before caller-named entities were normalised ("Caroline" beside the extractor's "caroline") are merged into
+the entity of the normal name."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ class RebuildReport:
     namespaces: list[str] = field(default_factory=list)
     memories: int = 0
     entity_links: int = 0
-    """ABOUT edges this run created (``similar_links``, ``follow_links``: SIMILAR_TO, FOLLOWS), each edge once."""
+    """ABOUT edges this run added (``similar_links``, ``follow_links``: SIMILAR_TO, FOLLOWS), each edge once."""
     similar_links: int = 0
     follow_links: int = 0
     entities_merged: int = 0
@@ -46,6 +47,7 @@ async def rebuild_graph(store: Store, options: GraphOptions, *, namespaces: Sequ
     for namespace in names:
         report.namespaces.append(namespace)
         report.entities_merged += await merge_entity_names(store, namespace, page=page)
+        before = await construction_edges(store, namespace)  # the link statements MERGE: count what they added
         after = ""
         while True:
             rows = await store.read("graph/rebuild_page", namespace=namespace, after=after, limit=page)
@@ -56,6 +58,10 @@ async def rebuild_graph(store: Store, options: GraphOptions, *, namespaces: Sequ
             after = rows[-1]["id"]
             if progress is not None:
                 progress(len(rows))
+        added = await construction_edges(store, namespace)
+        report.entity_links += added["ABOUT"] - before["ABOUT"]
+        report.similar_links += added["SIMILAR_TO"] - before["SIMILAR_TO"]
+        report.follow_links += added["FOLLOWS"] - before["FOLLOWS"]
     return report
 
 
@@ -79,17 +85,15 @@ async def _rebuild_page(store: Store, rows: list[dict[str, Any]], options: Graph
         return
     results = await store.write(steps)
     for step, result in zip(steps, results, strict=True):
-        row = result[0] if result else {}
-        if step.name == "graph/set_answer_kinds":
-            report.answer_kinds_set += int(row.get("links") or 0)
-            continue
-        created = int(row.get("created") or 0)  # edges new in this run; "links" also counts those found there
-        if step.name == "memory/link_entities":
-            report.entity_links += created
-        elif step.name == "graph/link_similar":
-            report.similar_links += created
-        else:
-            report.follow_links += created
+        if step.name == "graph/set_answer_kinds" and result:
+            report.answer_kinds_set += int(result[0]["links"])
+
+
+async def construction_edges(store: Store, namespace: str) -> dict[str, int]:
+    """How many ABOUT, SIMILAR_TO and FOLLOWS edges leave ``namespace``'s memories (``graph/stats``)."""
+    rows = await store.read("graph/stats", namespace=namespace, now=utcnow())
+    counts = {r["key"]: int(r["n"]) for r in rows if r["what"] == "edge"}
+    return {kind: counts.get(kind, 0) for kind in ("ABOUT", "SIMILAR_TO", "FOLLOWS")}
 
 
 def in_normal_form(name: str) -> bool:
